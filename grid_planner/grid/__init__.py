@@ -1,0 +1,91 @@
+"""Occupancy grids without ROS: map loading, the planning grid, the grid problem and planners.
+
+Typical use (the ROS node and the CLI do exactly this):
+
+    occupancy = load_map("config/maps/demo_map.yaml")          # or OccupancyMap(...) from a msg
+    grid = PlanningGrid(occupancy, occupied_threshold=65, allow_unknown=False, robot_radius=0.2)
+    found = plan_world(grid, (0.5, 0.5), (4.0, 2.5), "astar", tolerance=0.1,
+                       budget=Budget.from_timeout(5.0))
+    found.cells, found.poses, found.length_m, found.nodes_expanded
+
+Failures raise a PlannerError subclass whose `error_code` is the ComputePath code.
+"""
+
+from .errors import (
+    GoalOccupied,
+    GoalOutsideMap,
+    InvalidPlanner,
+    MapLoadError,
+    NoValidPathFound,
+    PlannerCancelled,
+    PlannerError,
+    PlannerTimedOut,
+    StartOccupied,
+    StartOutsideMap,
+    UnsupportedMapError,
+)
+from .kernels import NUMBA_AVAILABLE, warm_up
+from .map_io import (
+    MapMetadata,
+    image_to_values,
+    load_image_map,
+    load_map,
+    read_map_yaml,
+    save_map,
+)
+from .occupancy import FREE, OCCUPIED, UNKNOWN, OccupancyMap
+from .planner import (
+    ALGORITHMS,
+    DEFAULT_ALGORITHM,
+    MAX_SANE_PATH_POSES,
+    AlgorithmInfo,
+    GridPlan,
+    algorithm_info,
+    choose_targets,
+    plan,
+    plan_world,
+    search_grid,
+    tolerance_window_cells,
+)
+from .planning_grid import DEFAULT_OCCUPIED_THRESHOLD, PlanningGrid
+from .problem import GridProblem
+
+__all__ = [
+    "ALGORITHMS",
+    "DEFAULT_ALGORITHM",
+    "DEFAULT_OCCUPIED_THRESHOLD",
+    "FREE",
+    "MAX_SANE_PATH_POSES",
+    "NUMBA_AVAILABLE",
+    "OCCUPIED",
+    "UNKNOWN",
+    "AlgorithmInfo",
+    "GoalOccupied",
+    "GoalOutsideMap",
+    "GridPlan",
+    "GridProblem",
+    "InvalidPlanner",
+    "MapLoadError",
+    "MapMetadata",
+    "NoValidPathFound",
+    "OccupancyMap",
+    "PlannerCancelled",
+    "PlannerError",
+    "PlannerTimedOut",
+    "PlanningGrid",
+    "StartOccupied",
+    "StartOutsideMap",
+    "UnsupportedMapError",
+    "algorithm_info",
+    "choose_targets",
+    "image_to_values",
+    "load_image_map",
+    "load_map",
+    "plan",
+    "plan_world",
+    "read_map_yaml",
+    "save_map",
+    "search_grid",
+    "tolerance_window_cells",
+    "warm_up",
+]

@@ -1,0 +1,753 @@
+"""Compiled grid searches (numba): A*, Dijkstra, BFS and DFS over a flat clearance array.
+
+Every kernel works on the arrays of a `PlanningGrid` and on `SearchBuffers` that belong to the
+grid: `stamp`, `g` and `parent` hold one entry per cell and are allocated once per map. A query
+never clears them; it takes a fresh *generation* `base` (an even number) instead:
+`stamp[c] < base` means "not seen in this query", `== base` "on the frontier", `== base + 1`
+"expanded". So a query costs O(cells it touches), not O(map area), even on a 4096 x 4096 map.
+
+The move rule lives in one array, `clearance` (see `planning_grid`): a step from `c` to a
+neighbour `v` is allowed when `clearance[v] == FREE_CLEARANCE or clearance[v] > clearance[c]`.
+Neighbours are visited in the fixed order east (+x), north (+y), west (-x), south (-y).
+
+Kernels are resumable: each call expands at most `max_expansions` nodes and returns PAUSED, or
+GROW when its frontier array is full; the driver (`run_search`) checks the deadline and the
+cancel event between calls, grows the frontier and calls again. Budgets are therefore enforced
+inside compiled code without any callback into Python, with an overshoot of one chunk
+(CHUNK_EXPANSIONS expansions, about a millisecond).
+
+When numba cannot be imported `NUMBA_AVAILABLE` is False and the planner falls back to the
+reference algorithms of `grid_planner.search` (with a logged warning).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from grid_planner.search.result import Budget, LimitKind
+
+try:  # pragma: no cover - exercised by whichever environment runs the tests
+    from numba import njit
+
+    NUMBA_AVAILABLE = True
+except ImportError:  # pragma: no cover
+    NUMBA_AVAILABLE = False
+
+    def njit(*_args, **_kwargs):  # type: ignore[no-redef]
+        """Stand-in decorator: leaves the function as plain (slow) Python."""
+
+        def wrap(function):
+            return function
+
+        return wrap
+
+
+_log = logging.getLogger(__name__)
+
+FREE_CLEARANCE = np.int32(np.iinfo(np.int32).max)
+LETHAL_CLEARANCE = np.int32(-1)
+
+STATUS_SOLVED = 0
+STATUS_EXHAUSTED = 1
+STATUS_PAUSED = 2
+STATUS_GROW = 3
+
+# Expansions per kernel call between two budget checks.
+CHUNK_EXPANSIONS = 1 << 15
+
+# Layout of the int64 `state` array that a resumable kernel reads and updates.
+_FRONTIER_END = 0  # heap size, stack size, or queue tail
+_EXPANDED = 1
+_GENERATED = 2
+_MAX_FRONTIER = 3
+_FOUND = 4
+_QUEUE_HEAD = 5
+_DEPTH_PRUNED = 6
+
+_LOW32 = np.int64(0xFFFFFFFF)
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _is_target(cell, targets):
+    for k in range(targets.shape[0]):  # noqa: SIM110 (numba compiles loops, not any())
+        if targets[k] == cell:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _manhattan(x, y, target_x, target_y):
+    best = np.int64(1) << 62
+    for k in range(target_x.shape[0]):
+        d = abs(x - target_x[k]) + abs(y - target_y[k])
+        if d < best:
+            best = d
+    return best
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _heap_push(heap_key, heap_cell, size, key, cell):
+    i = size
+    while i > 0:
+        up = (i - 1) >> 1
+        if heap_key[up] <= key:
+            break
+        heap_key[i] = heap_key[up]
+        heap_cell[i] = heap_cell[up]
+        i = up
+    heap_key[i] = key
+    heap_cell[i] = cell
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _heap_pop_fix(heap_key, heap_cell, size):
+    """Restore the heap after its root was taken; `size` is the new size."""
+    if size == 0:
+        return
+    key = heap_key[size]
+    cell = heap_cell[size]
+    i = 0
+    while True:
+        child = 2 * i + 1
+        if child >= size:
+            break
+        right = child + 1
+        if right < size and heap_key[right] < heap_key[child]:
+            child = right
+        if heap_key[child] >= key:
+            break
+        heap_key[i] = heap_key[child]
+        heap_cell[i] = heap_cell[child]
+        i = child
+    heap_key[i] = key
+    heap_cell[i] = cell
+
+
+# --- kernels ----------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def astar_kernel(
+    clearance,
+    width,
+    height,
+    targets,
+    target_x,
+    target_y,
+    use_heuristic,
+    stamp,
+    g,
+    parent,
+    base,
+    heap_key,
+    heap_cell,
+    state,
+    max_expansions,
+):
+    """A* (Dijkstra when `use_heuristic` is False) on unit 4-connected steps.
+
+    The heap orders by f = g + Manhattan distance to the nearest target, ties toward the
+    larger g (the key's low 32 bits hold `0xFFFFFFFF - g`). Stale heap entries are skipped on
+    pop (lazy deletion). The goal test is made when a node is popped.
+    """
+    closed = base + 1
+    size = state[_FRONTIER_END]
+    expanded = state[_EXPANDED]
+    generated = state[_GENERATED]
+    max_frontier = state[_MAX_FRONTIER]
+    capacity = heap_key.shape[0]
+    status = STATUS_EXHAUSTED
+    done = 0
+    while True:
+        if size == 0:
+            status = STATUS_EXHAUSTED
+            break
+        if size + 4 > capacity:
+            status = STATUS_GROW
+            break
+        key = heap_key[0]
+        cell = np.int64(heap_cell[0])
+        size -= 1
+        _heap_pop_fix(heap_key, heap_cell, size)
+        if stamp[cell] == closed:
+            continue
+        if _is_target(cell, targets):
+            state[_FOUND] = cell
+            status = STATUS_SOLVED
+            break
+        if done >= max_expansions:
+            # Out of budget for this call: put the entry back, so a resumed call pops it again.
+            _heap_push(heap_key, heap_cell, size, key, cell)
+            size += 1
+            status = STATUS_PAUSED
+            break
+        stamp[cell] = closed
+        expanded += 1
+        done += 1
+        cx = cell % width
+        cy = cell // width
+        own = clearance[cell]
+        step_g = np.int64(g[cell]) + 1
+        for direction in range(4):
+            if direction == 0:
+                if cx + 1 >= width:
+                    continue
+                nxt = cell + 1
+            elif direction == 1:
+                if cy + 1 >= height:
+                    continue
+                nxt = cell + width
+            elif direction == 2:
+                if cx == 0:
+                    continue
+                nxt = cell - 1
+            else:
+                if cy == 0:
+                    continue
+                nxt = cell - width
+            other = clearance[nxt]
+            if other != FREE_CLEARANCE and other <= own:
+                continue
+            generated += 1
+            seen = stamp[nxt]
+            if seen == closed:
+                continue
+            if seen == base and g[nxt] <= step_g:
+                continue
+            stamp[nxt] = base
+            g[nxt] = step_g
+            parent[nxt] = cell
+            f = step_g
+            if use_heuristic:
+                f += _manhattan(nxt % width, nxt // width, target_x, target_y)
+            _heap_push(heap_key, heap_cell, size, (f << 32) | (_LOW32 - step_g), nxt)
+            size += 1
+        if size > max_frontier:
+            max_frontier = size
+    state[_FRONTIER_END] = size
+    state[_EXPANDED] = expanded
+    state[_GENERATED] = generated
+    state[_MAX_FRONTIER] = max_frontier
+    return status
+
+
+@njit(cache=True, nogil=True)
+def bfs_kernel(
+    clearance,
+    width,
+    height,
+    targets,
+    stamp,
+    g,
+    parent,
+    base,
+    queue,
+    state,
+    max_expansions,
+):
+    """Breadth-first search with an array FIFO; the goal test is made when a node is generated."""
+    closed = base + 1
+    head = state[_QUEUE_HEAD]
+    tail = state[_FRONTIER_END]
+    expanded = state[_EXPANDED]
+    generated = state[_GENERATED]
+    max_frontier = state[_MAX_FRONTIER]
+    capacity = queue.shape[0]
+    status = STATUS_EXHAUSTED
+    done = 0
+    while status == STATUS_EXHAUSTED:
+        if head == tail:
+            break
+        if done >= max_expansions:
+            status = STATUS_PAUSED
+            break
+        if tail + 4 > capacity:
+            status = STATUS_GROW
+            break
+        cell = np.int64(queue[head])
+        head += 1
+        stamp[cell] = closed
+        expanded += 1
+        done += 1
+        cx = cell % width
+        cy = cell // width
+        own = clearance[cell]
+        step_g = g[cell] + 1
+        for direction in range(4):
+            if direction == 0:
+                if cx + 1 >= width:
+                    continue
+                nxt = cell + 1
+            elif direction == 1:
+                if cy + 1 >= height:
+                    continue
+                nxt = cell + width
+            elif direction == 2:
+                if cx == 0:
+                    continue
+                nxt = cell - 1
+            else:
+                if cy == 0:
+                    continue
+                nxt = cell - width
+            other = clearance[nxt]
+            if other != FREE_CLEARANCE and other <= own:
+                continue
+            generated += 1
+            if stamp[nxt] >= base:
+                continue
+            stamp[nxt] = base
+            g[nxt] = step_g
+            parent[nxt] = cell
+            queue[tail] = nxt
+            tail += 1
+            if _is_target(nxt, targets):
+                state[_FOUND] = nxt
+                status = STATUS_SOLVED
+                break
+        if tail - head > max_frontier:
+            max_frontier = tail - head
+    state[_QUEUE_HEAD] = head
+    state[_FRONTIER_END] = tail
+    state[_EXPANDED] = expanded
+    state[_GENERATED] = generated
+    state[_MAX_FRONTIER] = max_frontier
+    return status
+
+
+@njit(cache=True, nogil=True)
+def dfs_kernel(
+    clearance,
+    width,
+    height,
+    targets,
+    depth_limit,
+    stamp,
+    g,
+    parent,
+    base,
+    stack_cell,
+    stack_parent,
+    state,
+    max_expansions,
+):
+    """Depth-first graph search with an explicit stack of (cell, parent) pairs.
+
+    A cell is closed when it is popped and the first neighbour in the fixed order is explored
+    first, which visits cells in the same order as recursive DFS. With `depth_limit >= 0` a
+    cell at that depth is goal-tested but not expanded, and a closed cell is entered again
+    when reached at a shallower depth (it then has more depth left), so no solution within the
+    limit is missed. A cell pruned by the limit sets the DEPTH_PRUNED flag.
+    """
+    closed = base + 1
+    size = state[_FRONTIER_END]
+    expanded = state[_EXPANDED]
+    generated = state[_GENERATED]
+    max_frontier = state[_MAX_FRONTIER]
+    pruned = state[_DEPTH_PRUNED]
+    capacity = stack_cell.shape[0]
+    status = STATUS_EXHAUSTED
+    done = 0
+    while True:
+        if size == 0:
+            status = STATUS_EXHAUSTED
+            break
+        if done >= max_expansions:
+            status = STATUS_PAUSED
+            break
+        if size + 4 > capacity:
+            status = STATUS_GROW
+            break
+        size -= 1
+        cell = np.int64(stack_cell[size])
+        came_from = stack_parent[size]
+        depth = 0 if came_from < 0 else g[came_from] + 1
+        if stamp[cell] == closed and (depth_limit < 0 or depth >= g[cell]):
+            continue
+        parent[cell] = came_from
+        g[cell] = depth
+        if _is_target(cell, targets):
+            stamp[cell] = closed
+            state[_FOUND] = cell
+            status = STATUS_SOLVED
+            break
+        stamp[cell] = closed
+        if depth_limit >= 0 and depth >= depth_limit:
+            pruned = 1
+            continue
+        expanded += 1
+        done += 1
+        cx = cell % width
+        cy = cell // width
+        own = clearance[cell]
+        # Pushed in reverse order so that east is popped (explored) first.
+        for direction in range(3, -1, -1):
+            if direction == 0:
+                if cx + 1 >= width:
+                    continue
+                nxt = cell + 1
+            elif direction == 1:
+                if cy + 1 >= height:
+                    continue
+                nxt = cell + width
+            elif direction == 2:
+                if cx == 0:
+                    continue
+                nxt = cell - 1
+            else:
+                if cy == 0:
+                    continue
+                nxt = cell - width
+            other = clearance[nxt]
+            if other != FREE_CLEARANCE and other <= own:
+                continue
+            generated += 1
+            if stamp[nxt] == closed and (depth_limit < 0 or depth + 1 >= g[nxt]):
+                continue
+            stack_cell[size] = nxt
+            stack_parent[size] = cell
+            size += 1
+        if size > max_frontier:
+            max_frontier = size
+    state[_FRONTIER_END] = size
+    state[_EXPANDED] = expanded
+    state[_GENERATED] = generated
+    state[_MAX_FRONTIER] = max_frontier
+    state[_DEPTH_PRUNED] = pruned
+    return status
+
+
+@njit(cache=True, nogil=True)
+def trace_path(parent, goal):
+    """The flat cell indices from the start (whose parent is -1) to `goal`."""
+    count = 1
+    cell = goal
+    while parent[cell] >= 0:
+        cell = parent[cell]
+        count += 1
+    path = np.empty(count, dtype=np.int64)
+    cell = goal
+    for i in range(count - 1, -1, -1):
+        path[i] = cell
+        cell = parent[cell]
+    return path
+
+
+@njit(cache=True, nogil=True)
+def label_components_kernel(free, width, height):
+    """4-connected component labels of `free` (flat bool): -1 off the mask, else 0, 1, ...
+
+    Components are numbered in the order of their lowest cell index.
+    """
+    count = free.shape[0]
+    labels = np.full(count, -1, dtype=np.int32)
+    queue = np.empty(count, dtype=np.int64)
+    label = 0
+    for seed in range(count):
+        if not free[seed] or labels[seed] >= 0:
+            continue
+        labels[seed] = label
+        head = 0
+        tail = 1
+        queue[0] = seed
+        while head < tail:
+            cell = queue[head]
+            head += 1
+            cx = cell % width
+            cy = cell // width
+            if cx + 1 < width and free[cell + 1] and labels[cell + 1] < 0:
+                labels[cell + 1] = label
+                queue[tail] = cell + 1
+                tail += 1
+            if cy + 1 < height and free[cell + width] and labels[cell + width] < 0:
+                labels[cell + width] = label
+                queue[tail] = cell + width
+                tail += 1
+            if cx > 0 and free[cell - 1] and labels[cell - 1] < 0:
+                labels[cell - 1] = label
+                queue[tail] = cell - 1
+                tail += 1
+            if cy > 0 and free[cell - width] and labels[cell - width] < 0:
+                labels[cell - width] = label
+                queue[tail] = cell - width
+                tail += 1
+        label += 1
+    return labels
+
+
+# --- buffers and the driver -------------------------------------------------------------------
+
+_MAX_BASE = np.iinfo(np.int32).max - 2
+
+
+class SearchBuffers:
+    """Per-grid scratch arrays for the kernels, reused by every query on that grid.
+
+    `stamp`, `g` and `parent` have one entry per cell (allocated once); the frontier arrays start
+    small and grow on demand, so a short query on a huge map stays cheap. `lock` serialises
+    queries (kernels release the GIL, so two threads could otherwise share the arrays).
+    """
+
+    def __init__(self, cell_count: int, frontier_capacity: int = 1024) -> None:
+        self.cell_count = cell_count
+        self.stamp = np.zeros(cell_count, dtype=np.int32)
+        self.g = np.zeros(cell_count, dtype=np.int32)
+        self.parent = np.full(cell_count, -1, dtype=np.int32)
+        self.frontier_key = np.empty(frontier_capacity, dtype=np.int64)
+        self.frontier_cell = np.empty(frontier_capacity, dtype=np.int32)
+        self.frontier_parent = np.empty(frontier_capacity, dtype=np.int32)
+        self.state = np.zeros(8, dtype=np.int64)
+        self.base = 0
+        self.lock = threading.Lock()
+
+    def next_generation(self) -> int:
+        """A fresh even generation `base`; every cell then reads as unseen."""
+        self.base += 2
+        if self.base >= _MAX_BASE:
+            self.stamp.fill(0)
+            self.base = 2
+        return self.base
+
+    def grow_frontier(self, live_from: int, live_to: int, compact: bool) -> tuple[int, int]:
+        """Make room for more frontier entries; returns the new `(live_from, live_to)`.
+
+        With `compact` (the BFS queue) the live slice moves to the front; otherwise the arrays
+        are only enlarged.
+        """
+        live = live_to - live_from
+        capacity = self.frontier_cell.shape[0]
+        new_capacity = max(capacity, 2 * (live + 8)) if compact else 2 * capacity
+        key = np.empty(new_capacity, dtype=np.int64)
+        cell = np.empty(new_capacity, dtype=np.int32)
+        parent = np.empty(new_capacity, dtype=np.int32)
+        source = slice(live_from, live_to) if compact else slice(0, live_to)
+        target = slice(0, live) if compact else slice(0, live_to)
+        key[target] = self.frontier_key[source]
+        cell[target] = self.frontier_cell[source]
+        parent[target] = self.frontier_parent[source]
+        self.frontier_key, self.frontier_cell, self.frontier_parent = key, cell, parent
+        return (0, live) if compact else (live_from, live_to)
+
+    def expanded_indices(self) -> np.ndarray:
+        """Flat indices of the cells the latest query expanded (O(map area); for display)."""
+        return np.flatnonzero(self.stamp == self.base + 1)
+
+
+@dataclass
+class KernelOutcome:
+    """What one kernel search ended with; `path` is set when it found a target."""
+
+    status: str  # "solved", "no_solution" or "limit"
+    path: np.ndarray | None
+    nodes_expanded: int
+    nodes_generated: int
+    max_frontier: int
+    elapsed: float
+    limit: LimitKind | None = None
+
+
+KERNEL_ALGORITHMS = ("astar", "dijkstra", "bfs", "dfs")
+
+
+def _budget_limit(budget: Budget | None, expanded: int) -> LimitKind | None:
+    if budget is None:
+        return None
+    if budget.max_nodes is not None and expanded >= budget.max_nodes:
+        return LimitKind.MAX_NODES
+    if budget.cancel is not None and budget.cancel.is_set():
+        return LimitKind.CANCELLED
+    if budget.deadline is not None and time.monotonic() >= budget.deadline:
+        return LimitKind.DEADLINE
+    return None
+
+
+def run_search(
+    algorithm: str,
+    clearance: np.ndarray,
+    width: int,
+    height: int,
+    buffers: SearchBuffers,
+    start: int,
+    targets: np.ndarray,
+    budget: Budget | None = None,
+    depth_limit: int | None = None,
+    chunk: int = CHUNK_EXPANSIONS,
+) -> KernelOutcome:
+    """Run one compiled search from flat cell `start` to the nearest of `targets`.
+
+    The caller holds `buffers.lock` and checks that `start` is not lethal. The budget (node
+    count, cancel event, deadline) is checked before every chunk of `chunk` expansions.
+    """
+    if algorithm not in KERNEL_ALGORITHMS:
+        raise ValueError(f"no compiled kernel for {algorithm!r}")
+    began = time.perf_counter()
+    targets = np.asarray(targets, dtype=np.int64)
+    target_x = targets % width
+    target_y = targets // width
+    base = buffers.next_generation()
+    if np.any(targets == start):
+        return KernelOutcome("solved", np.array([start], dtype=np.int64), 0, 1, 1, 0.0)
+    state = buffers.state
+    state[:] = 0
+    state[_FOUND] = -1
+    stamp, g, parent = buffers.stamp, buffers.g, buffers.parent
+    g[start] = 0
+    parent[start] = -1
+    stamp[start] = base
+    state[_FRONTIER_END] = 1
+    state[_GENERATED] = 1
+    state[_MAX_FRONTIER] = 1
+    if algorithm in ("astar", "dijkstra"):
+        heuristic = 0
+        if algorithm == "astar":
+            heuristic = int(
+                np.min(np.abs(target_x - start % width) + np.abs(target_y - start // width))
+            )
+        buffers.frontier_key[0] = (heuristic << 32) | 0xFFFFFFFF
+        buffers.frontier_cell[0] = start
+    elif algorithm == "bfs":
+        buffers.frontier_cell[0] = start
+    else:
+        buffers.frontier_cell[0] = start
+        buffers.frontier_parent[0] = -1
+    dfs_depth = -1 if depth_limit is None else int(depth_limit)
+
+    limit: LimitKind | None = None
+    while True:
+        limit = _budget_limit(budget, int(state[_EXPANDED]))
+        if limit is not None:
+            break
+        max_expansions = chunk
+        if budget is not None and budget.max_nodes is not None:
+            max_expansions = min(chunk, budget.max_nodes - int(state[_EXPANDED]))
+        if algorithm in ("astar", "dijkstra"):
+            status = astar_kernel(
+                clearance, width, height, targets, target_x, target_y,
+                algorithm == "astar", stamp, g, parent, base,
+                buffers.frontier_key, buffers.frontier_cell, state, max_expansions,
+            )  # fmt: skip
+        elif algorithm == "bfs":
+            status = bfs_kernel(
+                clearance, width, height, targets, stamp, g, parent, base,
+                buffers.frontier_cell, state, max_expansions,
+            )  # fmt: skip
+        else:
+            status = dfs_kernel(
+                clearance, width, height, targets, dfs_depth, stamp, g, parent, base,
+                buffers.frontier_cell, buffers.frontier_parent, state, max_expansions,
+            )  # fmt: skip
+        if status == STATUS_GROW:
+            if algorithm == "bfs":
+                head, tail = buffers.grow_frontier(
+                    int(state[_QUEUE_HEAD]), int(state[_FRONTIER_END]), compact=True
+                )
+                state[_QUEUE_HEAD], state[_FRONTIER_END] = head, tail
+            else:
+                buffers.grow_frontier(0, int(state[_FRONTIER_END]), compact=False)
+            continue
+        if status != STATUS_PAUSED:
+            break
+
+    path = None
+    if limit is not None:
+        outcome = "limit"
+    elif status == STATUS_SOLVED:
+        outcome = "solved"
+        path = trace_path(parent, np.int64(state[_FOUND]))
+    elif algorithm == "dfs" and state[_DEPTH_PRUNED]:
+        outcome, limit = "limit", LimitKind.MAX_DEPTH
+    else:
+        outcome = "no_solution"
+    return KernelOutcome(
+        status=outcome,
+        path=path,
+        nodes_expanded=int(state[_EXPANDED]),
+        nodes_generated=int(state[_GENERATED]),
+        max_frontier=int(state[_MAX_FRONTIER]),
+        elapsed=time.perf_counter() - began,
+        limit=limit,
+    )
+
+
+def label_components(free: np.ndarray) -> np.ndarray:
+    """Labels of the 4-connected components of the 2-D bool mask `free` (flat int32, -1 off).
+
+    Components are numbered in the order of their lowest flat index; compiled when numba is
+    available, else a vectorised NumPy union-find that gives the same labels.
+    """
+    height, width = free.shape
+    flat = np.ascontiguousarray(free, dtype=np.bool_).reshape(-1)
+    if NUMBA_AVAILABLE:
+        return label_components_kernel(flat, width, height)
+    return label_components_numpy(free)
+
+
+def label_components_numpy(free: np.ndarray) -> np.ndarray:
+    """The NumPy-only version of `label_components` (hooking plus pointer jumping)."""
+    height, width = free.shape
+    count = height * width
+    free = np.asarray(free, dtype=np.bool_)
+    index = np.arange(count, dtype=np.int64).reshape(height, width)
+    horizontal = free[:, :-1] & free[:, 1:]
+    vertical = free[:-1, :] & free[1:, :]
+    u = np.concatenate((index[:, :-1][horizontal], index[:-1, :][vertical]))
+    v = np.concatenate((index[:, 1:][horizontal], index[1:, :][vertical]))
+    root = np.arange(count, dtype=np.int64)
+    while True:
+        ru, rv = root[u], root[v]
+        differ = ru != rv
+        if not differ.any():
+            break
+        np.minimum.at(root, np.maximum(ru, rv)[differ], np.minimum(ru, rv)[differ])
+        while True:
+            jumped = root[root]
+            if np.array_equal(jumped, root):
+                break
+            root = jumped
+    labels = np.full(count, -1, dtype=np.int32)
+    members = np.flatnonzero(free.reshape(-1))
+    if members.size:
+        _, inverse = np.unique(root[members], return_inverse=True)
+        labels[members] = inverse.reshape(-1).astype(np.int32)
+    return labels
+
+
+_fallback_warned = False
+
+
+def warn_fallback_once() -> None:
+    """Log once that the compiled kernels are unavailable and the reference path is used."""
+    global _fallback_warned
+    if not _fallback_warned:
+        _fallback_warned = True
+        _log.warning(
+            "numba is not importable: grid planning uses the pure-Python reference algorithms, "
+            "which are much slower on large maps (pip install numba)"
+        )
+
+
+def warm_up() -> float:
+    """Compile (or load from cache) every kernel on a tiny grid; returns the seconds it took."""
+    if not NUMBA_AVAILABLE:
+        warn_fallback_once()
+        return 0.0
+    began = time.perf_counter()
+    width = height = 4
+    clearance = np.full(width * height, FREE_CLEARANCE, dtype=np.int32)
+    clearance[5] = LETHAL_CLEARANCE
+    clearance[6] = 1
+    buffers = SearchBuffers(width * height, frontier_capacity=4)
+    targets = np.array([15], dtype=np.int64)
+    for algorithm in KERNEL_ALGORITHMS:
+        with buffers.lock:
+            run_search(algorithm, clearance, width, height, buffers, 0, targets, depth_limit=None)
+    label_components(clearance.reshape(height, width) == FREE_CLEARANCE)
+    return time.perf_counter() - began

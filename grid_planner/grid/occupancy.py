@@ -1,0 +1,187 @@
+"""The occupancy map value object: nav_msgs/OccupancyGrid's fields, without ROS.
+
+Cells are stored flat in OccupancyGrid order: `index = y * width + x`, row `y = 0` at the
+bottom of the map (the lowest world y when the origin is not rotated). Values follow the
+message: 0 free ... 100 occupied, -1 unknown (any negative value is read as unknown).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import UnsupportedMapError
+
+FREE = 0
+OCCUPIED = 100
+UNKNOWN = -1
+
+
+@dataclass(frozen=True, eq=False)
+class OccupancyMap:
+    """A map: size, resolution (m/cell), origin pose of cell (0, 0)'s outer corner, and values.
+
+    `data` is a read-only flat int8 array of `width * height` values. The origin may be rotated
+    by `origin_yaw` (radians, about the origin); world<->cell conversions honour it.
+
+    >>> m = OccupancyMap.from_rows([[0, 100], [0, 0]], resolution=0.5)
+    >>> m.value(1, 1), m.cell_to_world(1, 1)
+    (100, (0.75, 0.75))
+    """
+
+    width: int
+    height: int
+    resolution: float
+    data: np.ndarray
+    origin_x: float = 0.0
+    origin_y: float = 0.0
+    origin_yaw: float = 0.0
+    frame_id: str = "map"
+
+    def __post_init__(self) -> None:
+        if int(self.width) <= 0 or int(self.height) <= 0:
+            raise UnsupportedMapError(
+                f"map size must be positive, got {self.width} x {self.height} cells"
+            )
+        resolution = float(self.resolution)
+        if not (math.isfinite(resolution) and resolution > 0.0):
+            raise UnsupportedMapError(f"map resolution must be > 0 m/cell, got {self.resolution}")
+        for name in ("origin_x", "origin_y", "origin_yaw"):
+            if not math.isfinite(float(getattr(self, name))):
+                raise UnsupportedMapError(f"map {name} must be finite, got {getattr(self, name)}")
+        values = np.asarray(self.data)
+        if values.dtype != np.int8:
+            if values.size and (values.min() < -128 or values.max() > 127):
+                raise UnsupportedMapError("map values must fit in int8 (-128..127)")
+            values = values.astype(np.int8)
+        values = np.array(values, dtype=np.int8, copy=True).reshape(-1)
+        if values.size != int(self.width) * int(self.height):
+            raise UnsupportedMapError(
+                f"map data has {values.size} values, expected width * height = "
+                f"{self.width} * {self.height} = {int(self.width) * int(self.height)}"
+            )
+        values.setflags(write=False)
+        object.__setattr__(self, "width", int(self.width))
+        object.__setattr__(self, "height", int(self.height))
+        object.__setattr__(self, "resolution", resolution)
+        object.__setattr__(self, "origin_x", float(self.origin_x))
+        object.__setattr__(self, "origin_y", float(self.origin_y))
+        object.__setattr__(self, "origin_yaw", float(self.origin_yaw))
+        object.__setattr__(self, "data", values)
+
+    # --- construction -------------------------------------------------------------------------
+
+    @classmethod
+    def from_rows(
+        cls,
+        rows: Sequence[Sequence[int]] | np.ndarray,
+        resolution: float = 1.0,
+        origin: Sequence[float] = (0.0, 0.0, 0.0),
+        *,
+        top_row_first: bool = True,
+        frame_id: str = "map",
+    ) -> OccupancyMap:
+        """A map from a 2-D array of values, printed with its top row first (as an image).
+
+        With `top_row_first=False` row 0 of `rows` is the bottom row (OccupancyGrid order).
+        """
+        values = np.asarray(rows)
+        if values.ndim != 2:
+            raise UnsupportedMapError(f"rows must be a 2-D array, got shape {values.shape}")
+        if top_row_first:
+            values = values[::-1]
+        height, width = values.shape
+        return cls(
+            width=width,
+            height=height,
+            resolution=resolution,
+            data=values.reshape(-1),
+            origin_x=origin[0],
+            origin_y=origin[1],
+            origin_yaw=origin[2] if len(origin) > 2 else 0.0,
+            frame_id=frame_id,
+        )
+
+    # --- views and counts ---------------------------------------------------------------------
+
+    @property
+    def cell_count(self) -> int:
+        """The number of cells, `width * height`."""
+        return self.width * self.height
+
+    @property
+    def origin(self) -> tuple[float, float, float]:
+        """The origin as map_server writes it: `(x, y, yaw)`."""
+        return (self.origin_x, self.origin_y, self.origin_yaw)
+
+    def grid2d(self) -> np.ndarray:
+        """A read-only `(height, width)` view of the values; row 0 is the bottom row."""
+        return self.data.reshape(self.height, self.width)
+
+    def value(self, x: int, y: int) -> int:
+        """The value of cell (x, y)."""
+        return int(self.data[self.cell_index(x, y)])
+
+    def value_counts(self) -> dict[str, int]:
+        """How many cells are free (0), occupied (100), unknown (< 0) and in between (1..99)."""
+        values = self.data
+        free = int(np.count_nonzero(values == FREE))
+        occupied = int(np.count_nonzero(values >= OCCUPIED))
+        unknown = int(np.count_nonzero(values < 0))
+        return {
+            "free": free,
+            "occupied": occupied,
+            "unknown": unknown,
+            "other": values.size - free - occupied - unknown,
+        }
+
+    # --- cells and indices --------------------------------------------------------------------
+
+    def contains_cell(self, x: int, y: int) -> bool:
+        """Whether cell (x, y) lies inside the map."""
+        return 0 <= x < self.width and 0 <= y < self.height
+
+    def cell_index(self, x: int, y: int) -> int:
+        """The flat index `y * width + x` of cell (x, y); raises IndexError outside the map."""
+        if not self.contains_cell(x, y):
+            raise IndexError(f"cell ({x}, {y}) is outside the {self.width} x {self.height} map")
+        return y * self.width + x
+
+    def index_cell(self, index: int) -> tuple[int, int]:
+        """The cell (x, y) of flat index `index`."""
+        y, x = divmod(int(index), self.width)
+        return (x, y)
+
+    # --- world <-> cell -----------------------------------------------------------------------
+
+    def world_to_cell(self, wx: float, wy: float) -> tuple[int, int]:
+        """The cell (x, y) containing world point (wx, wy), by floor; may lie outside the map."""
+        dx = wx - self.origin_x
+        dy = wy - self.origin_y
+        if self.origin_yaw != 0.0:
+            c, s = math.cos(self.origin_yaw), math.sin(self.origin_yaw)
+            dx, dy = c * dx + s * dy, -s * dx + c * dy
+        return (math.floor(dx / self.resolution), math.floor(dy / self.resolution))
+
+    def cell_to_world(self, x: int, y: int) -> tuple[float, float]:
+        """The world coordinates of cell (x, y)'s centre: `origin + (i + 0.5) * resolution`."""
+        lx = (x + 0.5) * self.resolution
+        ly = (y + 0.5) * self.resolution
+        if self.origin_yaw != 0.0:
+            c, s = math.cos(self.origin_yaw), math.sin(self.origin_yaw)
+            lx, ly = c * lx - s * ly, s * lx + c * ly
+        return (self.origin_x + lx, self.origin_y + ly)
+
+    def indices_to_world(self, indices: np.ndarray | Sequence[int]) -> np.ndarray:
+        """An `(n, 2)` float array of the world centres of the flat cell `indices`."""
+        flat = np.asarray(indices, dtype=np.int64).reshape(-1)
+        ys, xs = np.divmod(flat, self.width)
+        lx = (xs + 0.5) * self.resolution
+        ly = (ys + 0.5) * self.resolution
+        if self.origin_yaw != 0.0:
+            c, s = math.cos(self.origin_yaw), math.sin(self.origin_yaw)
+            lx, ly = c * lx - s * ly, s * lx + c * ly
+        return np.column_stack((self.origin_x + lx, self.origin_y + ly))

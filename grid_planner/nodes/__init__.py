@@ -1,0 +1,1 @@
+"""rclpy adapters: each node converts messages, calls the core and publishes the result."""

@@ -1,0 +1,71 @@
+"""map_publisher: load a map_server YAML map and publish it latched, like nav2_map_server."""
+
+from __future__ import annotations
+
+import sys
+
+from nav_msgs.msg import OccupancyGrid
+from nav_msgs.srv import GetMap
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.node import Node
+
+from grid_planner.grid.errors import MapLoadError, UnsupportedMapError
+from grid_planner.grid.map_io import load_map
+from grid_planner.nodes.conversions import map_to_msg
+from grid_planner.nodes.qos import MAP_QOS
+
+
+class MapPublisher(Node):
+    """Publishes the map of `yaml_filename` once on `topic_name` and serves map_server/map."""
+
+    def __init__(self, **node_options) -> None:
+        super().__init__("map_publisher", **node_options)
+        self.declare_parameter(
+            "yaml_filename", "",
+            ParameterDescriptor(description="map_server YAML file (image path relative to it)",
+                                read_only=True),
+        )
+        self.declare_parameter(
+            "frame_id", "map",
+            ParameterDescriptor(description="frame of the published map", read_only=True),
+        )
+        self.declare_parameter(
+            "topic_name", "map",
+            ParameterDescriptor(description="topic the map is published on", read_only=True),
+        )
+        yaml_filename = self.get_parameter("yaml_filename").value
+        frame_id = self.get_parameter("frame_id").value
+        topic = self.get_parameter("topic_name").value
+        if not yaml_filename:
+            raise MapLoadError("map_publisher: parameter yaml_filename is empty: name a map YAML")
+        occupancy = load_map(yaml_filename, frame_id=frame_id)
+        self._msg = map_to_msg(occupancy, self.get_clock().now().to_msg())
+        self._publisher = self.create_publisher(OccupancyGrid, topic, MAP_QOS)
+        self._service = self.create_service(GetMap, "map_server/map", self._on_get_map)
+        self._publisher.publish(self._msg)
+        counts = occupancy.value_counts()
+        self.get_logger().info(
+            f"ready: published {yaml_filename} on '{self._publisher.topic_name}' "
+            f"({occupancy.width} x {occupancy.height} cells at {occupancy.resolution} m, "
+            f"frame '{frame_id}'; {counts['free']} free, {counts['occupied']} occupied, "
+            f"{counts['unknown']} unknown)"
+        )
+
+    def _on_get_map(self, _request: GetMap.Request, response: GetMap.Response) -> GetMap.Response:
+        response.map = self._msg
+        return response
+
+
+def main(args: list[str] | None = None) -> int:
+    """Entry point of the `map_publisher` console script."""
+    from grid_planner.nodes.runtime import spin_nodes
+
+    try:
+        return spin_nodes([MapPublisher], num_threads=2, args=args)
+    except (MapLoadError, UnsupportedMapError) as error:
+        print(f"map_publisher: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""Declaring parameters with descriptors and validating runtime changes against rules."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+
+# A rule returns None for an acceptable value, else the reason it is refused.
+Rule = Callable[[object], str | None]
+
+
+def one_of(choices: tuple[str, ...]) -> Rule:
+    """Accept only one of `choices`."""
+    return lambda value: None if value in choices else f"must be one of {', '.join(choices)}"
+
+
+def at_least(minimum: float) -> Rule:
+    """Accept numbers >= `minimum` (and finite)."""
+
+    def rule(value: object) -> str | None:
+        ok = isinstance(value, int | float) and value == value and value >= minimum
+        return None if ok and value != float("inf") else f"must be a finite number >= {minimum}"
+
+    return rule
+
+
+def non_empty(value: object) -> str | None:
+    """Accept a non-empty string."""
+    return None if isinstance(value, str) and value.strip() else "must not be empty"
+
+
+def declare_validated(
+    node: Node,
+    parameters: Mapping[str, tuple[object, str, Rule | None]],
+    read_only: frozenset[str] = frozenset(),
+) -> None:
+    """Declare `name -> (default, description, rule)` and refuse runtime values that break a rule.
+
+    Values from parameter files are checked too: a bad one stops the node with the reason.
+    A refused runtime change keeps the old value and returns the reason to the caller.
+    """
+    rules = {name: rule for name, (_, _, rule) in parameters.items() if rule is not None}
+    for name, (default, description, _) in parameters.items():
+        node.declare_parameter(
+            name, default,
+            ParameterDescriptor(description=description, read_only=name in read_only),
+        )
+        reason = rules.get(name, lambda _v: None)(node.get_parameter(name).value)
+        if reason is not None:
+            raise ValueError(f"parameter {name}={node.get_parameter(name).value!r} {reason}")
+
+    def validate(changes: list[Parameter]) -> SetParametersResult:
+        for change in changes:
+            rule = rules.get(change.name)
+            if rule is None:
+                continue
+            reason = rule(change.value)
+            if reason is not None:
+                return SetParametersResult(
+                    successful=False, reason=f"{change.name}={change.value!r} refused: {reason}"
+                )
+        return SetParametersResult(successful=True)
+
+    node.add_on_set_parameters_callback(validate)

@@ -1,0 +1,47 @@
+"""Start, spin and cleanly stop rclpy nodes from console scripts (SIGINT and SIGTERM alike)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+
+import rclpy
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.node import Node
+
+
+def spin_nodes(
+    node_factories: Sequence[Callable[[], Node]],
+    num_threads: int,
+    args: Sequence[str] | None = None,
+    ready_message: str | None = None,
+) -> int:
+    """Create the nodes, spin them on one multi-threaded executor until shutdown; exit code.
+
+    rclpy's default signal handlers turn SIGINT and SIGTERM into a context shutdown, which ends
+    the spin with KeyboardInterrupt or ExternalShutdownException; both are a clean stop, also
+    while the nodes are still being created. `ready_message` is logged once all nodes exist.
+    """
+    rclpy.init(args=list(args) if args is not None else sys.argv)
+    nodes: list[Node] = []
+    executor = MultiThreadedExecutor(num_threads=num_threads)
+    try:
+        for factory in node_factories:
+            node = factory()
+            nodes.append(node)
+            executor.add_node(node)
+        if ready_message:
+            rclpy.logging.get_logger("bringup").info(ready_message)
+        executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    except Exception:
+        if rclpy.ok():
+            raise  # a real start-up failure; a signal during start-up is a clean stop
+    finally:
+        executor.shutdown()
+        for node in nodes:
+            node.destroy_node()
+        if rclpy.ok():
+            rclpy.shutdown()
+    return 0

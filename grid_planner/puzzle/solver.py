@@ -1,0 +1,284 @@
+"""The one entry point for solving a sliding puzzle: `solve`, plus `compare` for benchmarks.
+
+`solve` never raises for bad input: it answers with a `PuzzleOutcome` whose `status` is one of
+the SolvePuzzle codes (SOLVED=0, UNSOLVABLE=1, INVALID_BOARD=2, INVALID_REQUEST=3,
+LIMIT_REACHED=4) and whose `message` says why, so the ROS node and the CLI only translate.
+
+>>> outcome = solve("1 2 3 4 0 6 7 5 8")
+>>> outcome.status.name, outcome.moves, outcome.optimal
+('SOLVED', ['Down', 'Right'], True)
+"""
+
+from __future__ import annotations
+
+import enum
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..search import ALGORITHMS, Budget, LimitKind, SearchResult, SearchStatus
+from .board import (
+    BoardLike,
+    InvalidBoardError,
+    InvalidRequestError,
+    inversions,
+    is_solvable,
+    parse_board,
+    parse_goal,
+    replay_boards,
+)
+from .heuristics import HEURISTICS
+from .problem import PuzzleProblem
+
+DEFAULT_ALGORITHM = "astar"
+DEFAULT_HEURISTIC = "manhattan"
+PUZZLE_ALGORITHMS = ("astar", "idastar", "bfs", "bidirectional_bfs", "iddfs", "dfs", "uniform_cost")
+DEPTH_LIMITED = ("dfs", "iddfs")
+# Default dfs/iddfs depth limits when max_depth is 0: the diameters of the 2x2, 3x3 and 4x4
+# puzzles (every solvable board is solvable within them, so the limit never hides the only
+# solutions). No diameter is known for larger boards; they get side**3, an arbitrary bound.
+KNOWN_DIAMETERS = {2: 6, 3: 31, 4: 80}
+
+
+def default_depth_limit(side: int) -> int:
+    """The dfs/iddfs depth limit used when a request gives max_depth 0."""
+    return KNOWN_DIAMETERS.get(side, side**3)
+
+
+class PuzzleStatus(enum.IntEnum):
+    """How a solve request ended; the values are SolvePuzzle's status codes."""
+
+    SOLVED = 0
+    UNSOLVABLE = 1
+    INVALID_BOARD = 2
+    INVALID_REQUEST = 3
+    LIMIT_REACHED = 4
+
+
+@dataclass
+class PuzzleOutcome:
+    """The answer to one solve request, with the search's evidence.
+
+    `moves` are the blank's moves from `board` to `goal`; `planning_time` is the search
+    alone (0 when no search ran). `result` is the underlying SearchResult (None when the
+    request was refused or the board is unsolvable).
+    """
+
+    status: PuzzleStatus
+    message: str
+    board: tuple[int, ...] = ()
+    goal: tuple[int, ...] = ()
+    side: int = 0
+    algorithm: str = ""
+    heuristic: str = ""
+    moves: list[str] = field(default_factory=list)
+    optimal: bool = False
+    nodes_expanded: int = 0
+    nodes_generated: int = 0
+    max_frontier: int = 0
+    planning_time: float = 0.0
+    limit: LimitKind | None = None
+    result: SearchResult | None = None
+
+    @property
+    def success(self) -> bool:
+        """Whether a solution was found."""
+        return self.status is PuzzleStatus.SOLVED
+
+    @property
+    def length(self) -> int:
+        """The number of moves in the solution (0 if none)."""
+        return len(self.moves)
+
+    def boards(self) -> list[tuple[int, ...]]:
+        """Every board from the start to the goal along `moves` (empty if unsolved)."""
+        return replay_boards(self.board, self.moves, self.side) if self.success else []
+
+    def to_dict(self) -> dict:
+        """The outcome as plain JSON-ready values (the CLI's `--json`)."""
+        return {
+            "status": self.status.name,
+            "status_code": int(self.status),
+            "success": self.success,
+            "message": self.message,
+            "algorithm": self.algorithm,
+            "heuristic": self.heuristic,
+            "length": self.length,
+            "moves": list(self.moves),
+            "optimal": self.optimal,
+            "nodes_expanded": self.nodes_expanded,
+            "nodes_generated": self.nodes_generated,
+            "max_frontier": self.max_frontier,
+            "planning_time": self.planning_time,
+            "limit": self.limit.value if self.limit else None,
+            "board": list(self.board),
+            "goal": list(self.goal),
+        }
+
+
+def _check_count(name: str, value: object) -> int:
+    if isinstance(value, bool):
+        raise InvalidRequestError(f"{name} must be an integer >= 0, got {value!r}")
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise InvalidRequestError(f"{name} must be an integer >= 0, got {value!r}") from None
+    if number < 0:
+        raise InvalidRequestError(f"{name} must be >= 0, got {number}")
+    return number
+
+
+def _check_request(algorithm: str, heuristic: str, max_depth: object, budget: Budget | None):
+    if algorithm not in PUZZLE_ALGORITHMS:
+        raise InvalidRequestError(
+            f"unknown algorithm {algorithm!r}; algorithms are {', '.join(PUZZLE_ALGORITHMS)}"
+        )
+    if heuristic not in HEURISTICS:
+        raise InvalidRequestError(
+            f"unknown heuristic {heuristic!r}; heuristics are {', '.join(HEURISTICS)}"
+        )
+    depth = _check_count("max_depth", max_depth)
+    if budget is not None:
+        if budget.max_nodes is not None:
+            _check_count("max_nodes", budget.max_nodes)
+        if budget.max_depth is not None:
+            _check_count("budget max_depth", budget.max_depth)
+    return depth
+
+
+def _unsolvable_reason(board: tuple[int, ...], goal: tuple[int, ...], side: int) -> str:
+    def parity(tiles):
+        return "odd" if tiles % 2 else "even"
+
+    if side % 2:
+        return (
+            f"board is unsolvable: its inversion count ({inversions(board)}, "
+            f"{parity(inversions(board))}) and the goal's ({inversions(goal)}, "
+            f"{parity(inversions(goal))}) differ in parity, which no move changes"
+        )
+    board_sum = inversions(board) + board.index(0) // side
+    goal_sum = inversions(goal) + goal.index(0) // side
+    return (
+        f"board is unsolvable: inversions + blank row is {board_sum} ({parity(board_sum)}) "
+        f"but {goal_sum} ({parity(goal_sum)}) for the goal, and no move changes that parity"
+    )
+
+
+def _limit_message(result: SearchResult, budget: Budget | None, depth: int | None) -> str:
+    kind = result.limit
+    if kind is LimitKind.MAX_NODES:
+        cap = budget.max_nodes if budget else None
+        return f"node budget exhausted: {result.nodes_expanded} nodes expanded (max_nodes {cap})"
+    if kind is LimitKind.MAX_DEPTH:
+        return f"no solution within the depth limit of {depth} moves"
+    if kind is LimitKind.DEADLINE:
+        return f"time limit reached after {result.elapsed:.3f} s of search"
+    if kind is LimitKind.CANCELLED:
+        return "search cancelled"
+    return "search stopped by a limit"
+
+
+def solve(
+    board: BoardLike,
+    goal: BoardLike | None = None,
+    algorithm: str = DEFAULT_ALGORITHM,
+    heuristic: str = DEFAULT_HEURISTIC,
+    max_depth: int = 0,
+    budget: Budget | None = None,
+) -> PuzzleOutcome:
+    """Solve the puzzle `board` -> `goal` (None or empty: 1..n*n-1 then 0) with `algorithm`.
+
+    Empty `algorithm`/`heuristic` mean the defaults (astar, manhattan). `heuristic` is used by
+    astar and idastar only. `max_depth` limits dfs and iddfs (0: `default_depth_limit`, e.g.
+    31 for 3x3). `budget` bounds nodes, time and allows cancelling. Unsolvable boards are
+    answered from the parity test before any search, with zero nodes.
+    """
+    algorithm = algorithm or DEFAULT_ALGORITHM
+    heuristic = heuristic or DEFAULT_HEURISTIC
+    try:
+        tiles = parse_board(board)
+    except InvalidBoardError as error:
+        return PuzzleOutcome(PuzzleStatus.INVALID_BOARD, str(error), algorithm=algorithm)
+    side = round(len(tiles) ** 0.5)
+    informed = ALGORITHMS[algorithm].informed if algorithm in ALGORITHMS else False
+    outcome = PuzzleOutcome(
+        PuzzleStatus.INVALID_REQUEST, "", board=tiles, side=side, algorithm=algorithm,
+        heuristic=heuristic if informed else "",
+    )
+    try:
+        outcome.goal = parse_goal(goal, side)
+        depth = _check_request(algorithm, heuristic, max_depth, budget)
+    except InvalidRequestError as error:
+        outcome.message = str(error)
+        return outcome
+    if not is_solvable(tiles, outcome.goal):
+        outcome.status = PuzzleStatus.UNSOLVABLE
+        outcome.message = _unsolvable_reason(tiles, outcome.goal, side)
+        return outcome
+
+    problem = PuzzleProblem(tiles, outcome.goal, heuristic)
+    options = {}
+    depth_limit = None
+    if algorithm in DEPTH_LIMITED:
+        depth_limit = depth or default_depth_limit(side)
+        if budget is not None and budget.max_depth is not None:
+            depth_limit = min(depth_limit, budget.max_depth)
+        options = {"depth_limit" if algorithm == "dfs" else "max_depth": depth_limit}
+    result = ALGORITHMS[algorithm](problem, budget, **options)
+
+    outcome.result = result
+    outcome.nodes_expanded = result.nodes_expanded
+    outcome.nodes_generated = result.nodes_generated
+    outcome.max_frontier = result.max_frontier
+    outcome.planning_time = result.elapsed
+    outcome.limit = result.limit
+    if result.status is SearchStatus.SOLVED:
+        outcome.status = PuzzleStatus.SOLVED
+        outcome.moves = list(result.actions)
+        outcome.optimal = result.optimal
+        quality = "optimal" if result.optimal else f"not guaranteed shortest with {algorithm}"
+        outcome.message = f"solved in {result.length} moves ({quality})"
+    elif result.status is SearchStatus.LIMIT_REACHED:
+        outcome.status = PuzzleStatus.LIMIT_REACHED
+        outcome.message = _limit_message(result, budget, depth_limit)
+    else:  # the parity test said solvable, so an exhausted search means a broken invariant
+        outcome.status = PuzzleStatus.UNSOLVABLE
+        outcome.message = f"{algorithm} exhausted every reachable board without reaching the goal"
+    return outcome
+
+
+def per_run_budget(
+    timeout: float | None = 10.0, max_nodes: int | None = 200_000
+) -> Callable[[], Budget]:
+    """A budget factory for `compare`: each run gets a deadline `timeout` s after it starts."""
+
+    def fresh() -> Budget:
+        return Budget.from_timeout(timeout, max_nodes=max_nodes)
+
+    return fresh
+
+
+def compare(
+    board: BoardLike,
+    goal: BoardLike | None = None,
+    budget_per_run: Budget | Callable[[], Budget] | None = None,
+    *,
+    algorithms: tuple[str, ...] = PUZZLE_ALGORITHMS,
+    heuristics: tuple[str, ...] = HEURISTICS,
+    max_depth: int = 0,
+) -> list[PuzzleOutcome]:
+    """Solve `board` with every algorithm (informed ones once per heuristic), one outcome each.
+
+    `budget_per_run` is a Budget shared by all runs (mind a shared deadline) or a factory
+    called before each run; None means `per_run_budget()` (10 s, 200,000 expansions per run),
+    so hopeless runs (BFS or IDDFS on a hard 15-puzzle) come back LIMIT_REACHED.
+    """
+    make_budget = per_run_budget() if budget_per_run is None else budget_per_run
+    outcomes = []
+    for algorithm in algorithms:
+        informed = algorithm in ALGORITHMS and ALGORITHMS[algorithm].informed
+        for heuristic in heuristics if informed else (DEFAULT_HEURISTIC,):
+            budget = make_budget() if callable(make_budget) else make_budget
+            outcomes.append(solve(board, goal, algorithm, heuristic, max_depth, budget))
+    return outcomes
+

@@ -1,0 +1,89 @@
+"""Helpers shared by the algorithms: cheap budget checks and path reconstruction."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Hashable
+
+from .result import Budget, LimitKind
+
+# The clock and the cancel flag are read once every this many expansions (and once before the
+# first). A power of two so the test is a bit mask; at a few microseconds per expansion the
+# deadline is overshot by well under a millisecond.
+CLOCK_CHECK_INTERVAL = 256
+_CLOCK_MASK = CLOCK_CHECK_INTERVAL - 1
+
+# parent[state] = (previous_state, action, step_cost); parent[start] = None.
+ParentMap = dict[Hashable, "tuple[Hashable, object, float] | None"]
+
+
+def make_limit_check(budget: Budget | None) -> Callable[[int], LimitKind | None]:
+    """A function of `nodes_expanded` that returns the LimitKind that has struck, if any.
+
+    Called before every expansion: the node count is compared every time, the clock and the
+    cancel flag only every CLOCK_CHECK_INTERVAL expansions.
+    """
+    if budget is None:
+        return lambda _expanded: None
+    max_nodes = budget.max_nodes if budget.max_nodes is not None else sys.maxsize
+    if not budget.clocked:
+
+        def check_nodes(expanded: int) -> LimitKind | None:
+            return LimitKind.MAX_NODES if expanded >= max_nodes else None
+
+        return check_nodes
+
+    clock_exceeded = budget.clock_exceeded
+
+    def check(expanded: int) -> LimitKind | None:
+        if expanded >= max_nodes:
+            return LimitKind.MAX_NODES
+        if expanded & _CLOCK_MASK == 0:
+            return clock_exceeded()
+        return None
+
+    return check
+
+
+def effective_depth_limit(explicit: int | None, budget: Budget | None) -> int | None:
+    """The tighter of an explicit depth limit and `budget.max_depth` (None: unlimited)."""
+    limits = [d for d in (explicit, budget.max_depth if budget else None) if d is not None]
+    if any(d < 0 for d in limits):
+        raise ValueError(f"depth limit must be >= 0, got {min(limits)}")
+    return min(limits) if limits else None
+
+
+def walk_back(parent: ParentMap, state: Hashable) -> tuple[list, list, float]:
+    """The states, actions and cost of the path that `parent` records from the start to `state`."""
+    states = [state]
+    actions = []
+    cost = 0.0
+    link = parent[state]
+    while link is not None:
+        previous, action, step_cost = link
+        states.append(previous)
+        actions.append(action)
+        cost += step_cost
+        link = parent[previous]
+    states.reverse()
+    actions.reverse()
+    return states, actions, cost
+
+
+def walk_forward(successor: ParentMap, state: Hashable) -> tuple[list, list, float]:
+    """The path from `state` to the goal that a backward search recorded.
+
+    `successor[x] = (next_state, forward_action, step_cost)`; `successor[goal] = None`. The
+    returned states start after `state`.
+    """
+    states = []
+    actions = []
+    cost = 0.0
+    link = successor[state]
+    while link is not None:
+        following, action, step_cost = link
+        states.append(following)
+        actions.append(action)
+        cost += step_cost
+        link = successor[following]
+    return states, actions, cost

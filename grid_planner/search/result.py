@@ -1,0 +1,108 @@
+"""The one result object that every search returns, and the budget that bounds a search."""
+
+from __future__ import annotations
+
+import enum
+import threading
+import time
+from dataclasses import dataclass, field
+
+
+class SearchStatus(enum.Enum):
+    """How a search ended."""
+
+    SOLVED = "solved"
+    NO_SOLUTION = "no_solution"
+    LIMIT_REACHED = "limit_reached"
+
+
+class LimitKind(enum.Enum):
+    """Which budget stopped a search that ended with LIMIT_REACHED."""
+
+    MAX_NODES = "max_nodes"
+    MAX_DEPTH = "max_depth"
+    DEADLINE = "deadline"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Bounds on one search, all optional.
+
+    `deadline` is a `time.monotonic()` instant (a steady clock: simulated time may pause).
+    `max_nodes` bounds the nodes expanded (and so the memory a graph search holds).
+    `cancel` is set by another thread (a ROS callback) to stop the search early.
+    """
+
+    max_nodes: int | None = None
+    max_depth: int | None = None
+    deadline: float | None = None
+    cancel: threading.Event | None = None
+
+    @classmethod
+    def from_timeout(
+        cls,
+        timeout: float | None = None,
+        max_nodes: int | None = None,
+        max_depth: int | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Budget:
+        """A budget whose deadline is `timeout` seconds from now (None: no deadline)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        return cls(max_nodes=max_nodes, max_depth=max_depth, deadline=deadline, cancel=cancel)
+
+    def exceeded(self, nodes_expanded: int) -> LimitKind | None:
+        """The limit that `nodes_expanded` (or the clock, or a cancel) has hit, if any."""
+        if self.max_nodes is not None and nodes_expanded >= self.max_nodes:
+            return LimitKind.MAX_NODES
+        return self.clock_exceeded()
+
+    def clock_exceeded(self) -> LimitKind | None:
+        """CANCELLED or DEADLINE when one of them has struck, else None.
+
+        Kept apart from the node count because reading the clock costs far more than comparing
+        two ints: the algorithms count nodes every expansion and call this only every
+        `CLOCK_CHECK_INTERVAL` expansions.
+        """
+        if self.cancel is not None and self.cancel.is_set():
+            return LimitKind.CANCELLED
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            return LimitKind.DEADLINE
+        return None
+
+    @property
+    def clocked(self) -> bool:
+        """Whether a deadline or a cancel flag needs watching at all."""
+        return self.deadline is not None or self.cancel is not None
+
+
+@dataclass
+class SearchResult:
+    """Everything a search found, with the evidence for comparing algorithms.
+
+    `states` runs from the start to the goal inclusive (empty unless SOLVED); `actions` has one
+    entry fewer. `optimal` is true only for a SOLVED result from an algorithm that guarantees a
+    least-cost answer. `limit` says which budget ended a LIMIT_REACHED search.
+    """
+
+    algorithm: str
+    status: SearchStatus
+    states: list = field(default_factory=list)
+    actions: list = field(default_factory=list)
+    cost: float = 0.0
+    nodes_expanded: int = 0
+    nodes_generated: int = 0
+    max_frontier: int = 0
+    elapsed: float = 0.0
+    optimal: bool = False
+    limit: LimitKind | None = None
+
+    @property
+    def solved(self) -> bool:
+        """Whether a path was found."""
+        return self.status is SearchStatus.SOLVED
+
+    @property
+    def length(self) -> int:
+        """The number of steps (actions) in the found path."""
+        return len(self.actions)

@@ -1,0 +1,284 @@
+"""Uninformed searches: breadth-first, depth-first, iterative deepening, bidirectional BFS.
+
+All are graph searches (they remember what they have seen) and count as described in
+`grid_planner.search`. BFS-family results are `optimal` only for problems that declare
+`unit_cost = True`, because they minimise the number of steps, not the cost.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+
+from ._support import effective_depth_limit, make_limit_check, walk_back, walk_forward
+from .problem import ReversibleProblem, SearchProblem, declares_unit_cost
+from .result import Budget, LimitKind, SearchResult, SearchStatus
+
+
+def bfs(problem: SearchProblem, budget: Budget | None = None) -> SearchResult:
+    """Breadth-first search: a path with the fewest steps, or why there is none.
+
+    The goal test runs when a state is generated (safe for BFS, and it saves a whole layer).
+    """
+    started = time.perf_counter()
+    check = make_limit_check(budget)
+    is_goal = problem.is_goal
+    successors = problem.successors
+    start = problem.start
+    expanded, generated, max_frontier = 0, 1, 1
+
+    def finish(status, states=(), actions=(), cost=0.0, limit=None):
+        return SearchResult(
+            "bfs", status, list(states), list(actions), cost, expanded, generated,
+            max_frontier, time.perf_counter() - started,
+            status is SearchStatus.SOLVED and declares_unit_cost(problem), limit,
+        )
+
+    if is_goal(start):
+        return finish(SearchStatus.SOLVED, [start])
+    parent = {start: None}
+    frontier = deque([start])
+    while frontier:
+        stop = check(expanded)
+        if stop is not None:
+            return finish(SearchStatus.LIMIT_REACHED, limit=stop)
+        state = frontier.popleft()
+        expanded += 1
+        for action, child, step_cost in successors(state):
+            generated += 1
+            if child in parent:
+                continue
+            parent[child] = (state, action, step_cost)
+            if is_goal(child):
+                return finish(SearchStatus.SOLVED, *walk_back(parent, child))
+            frontier.append(child)
+        if len(frontier) > max_frontier:
+            max_frontier = len(frontier)
+    return finish(SearchStatus.NO_SOLUTION)
+
+
+class _Pass:
+    """What one depth-first pass found; `outcome` is "solved", "cut", "exhausted" or a LimitKind."""
+
+    __slots__ = ("actions", "cost", "expanded", "generated", "max_frontier", "outcome", "states")
+
+    def __init__(self) -> None:
+        self.outcome: object = "exhausted"
+        self.states: list = []
+        self.actions: list = []
+        self.cost = 0.0
+        self.expanded = 0
+        self.generated = 0
+        self.max_frontier = 0
+
+
+def _depth_first_pass(problem: SearchProblem, check, limit: int | None, expanded: int) -> _Pass:
+    """One depth-first search from the start, to depth `limit` (None: unlimited).
+
+    The stack holds one successor iterator per state on the current path, so the path is the
+    stack itself and memory for the frontier is O(depth). Without a limit every seen state is
+    skipped (plain graph DFS). With a limit a state is entered again only when reached at a
+    shallower depth than before: it then has more depth left to explore, so remembering states
+    can never hide a solution within the limit. `expanded` is the count so far (IDDFS passes
+    accumulate it), so node budgets span passes.
+    """
+    result = _Pass()
+    is_goal = problem.is_goal
+    successors = problem.successors
+    start = problem.start
+    generated = 1
+    states = [start]
+    actions: list = []
+    costs: list = []
+    result.max_frontier = 1
+
+    def done(outcome):
+        result.outcome = outcome
+        result.expanded = expanded
+        result.generated = generated
+        return result
+
+    if is_goal(start):
+        result.states = states
+        return done("solved")
+    if limit == 0:
+        return done("cut")
+    stop = check(expanded)
+    if stop is not None:
+        return done(stop)
+    expanded += 1
+    iterators = [iter(successors(start))]
+    best_depth = {start: 0}
+    limited = limit is not None
+    cut = False
+    while iterators:
+        entry = next(iterators[-1], None)
+        if entry is None:
+            iterators.pop()
+            states.pop()
+            if actions:
+                actions.pop()
+                costs.pop()
+            continue
+        action, child, step_cost = entry
+        generated += 1
+        depth = len(iterators)
+        if limited:
+            seen_at = best_depth.get(child)
+            if seen_at is not None and seen_at <= depth:
+                continue
+        elif child in best_depth:
+            continue
+        best_depth[child] = depth
+        if is_goal(child):
+            result.states = [*states, child]
+            result.actions = [*actions, action]
+            result.cost = sum(costs) + step_cost
+            return done("solved")
+        if limited and depth >= limit:
+            cut = True
+            continue
+        stop = check(expanded)
+        if stop is not None:
+            return done(stop)
+        expanded += 1
+        states.append(child)
+        actions.append(action)
+        costs.append(step_cost)
+        iterators.append(iter(successors(child)))
+        if len(iterators) > result.max_frontier:
+            result.max_frontier = len(iterators)
+    return done("cut" if cut else "exhausted")
+
+
+def _pass_result(name: str, found: _Pass, started: float, optimal: bool) -> SearchResult:
+    outcome = found.outcome
+    if outcome == "solved":
+        status, limit = SearchStatus.SOLVED, None
+    elif outcome == "cut":
+        status, limit, optimal = SearchStatus.LIMIT_REACHED, LimitKind.MAX_DEPTH, False
+    elif outcome == "exhausted":
+        status, limit, optimal = SearchStatus.NO_SOLUTION, None, False
+    else:
+        status, limit, optimal = SearchStatus.LIMIT_REACHED, outcome, False
+    return SearchResult(
+        name, status, found.states, found.actions, found.cost, found.expanded, found.generated,
+        found.max_frontier, time.perf_counter() - started, optimal, limit,
+    )
+
+
+def dfs(
+    problem: SearchProblem, budget: Budget | None = None, depth_limit: int | None = None
+) -> SearchResult:
+    """Depth-first search: some path (not necessarily short), or why there is none.
+
+    `depth_limit` (or `budget.max_depth`, the tighter wins) bounds the path length; a search
+    that cut deeper states and found nothing ends LIMIT_REACHED / MAX_DEPTH, because a
+    solution may lie beyond the limit. Never reports `optimal`.
+    """
+    started = time.perf_counter()
+    limit = effective_depth_limit(depth_limit, budget)
+    found = _depth_first_pass(problem, make_limit_check(budget), limit, 0)
+    return _pass_result("dfs", found, started, optimal=False)
+
+
+def iddfs(
+    problem: SearchProblem, budget: Budget | None = None, max_depth: int | None = None
+) -> SearchResult:
+    """Iterative deepening DFS: depth-limited passes with limits 0, 1, 2, ... (fewest steps).
+
+    Each pass is the depth-limited DFS of `dfs` with a fresh memory of seen states, so the
+    first solution found is at the smallest depth. Stops with NO_SOLUTION when a pass cuts
+    nothing, or LIMIT_REACHED / MAX_DEPTH after the pass at `max_depth` (or
+    `budget.max_depth`). Counters accumulate over the passes; the start counts as generated
+    once, as expanded on every pass that expands it.
+    """
+    started = time.perf_counter()
+    cap = effective_depth_limit(max_depth, budget)
+    check = make_limit_check(budget)
+    expanded = generated = max_frontier = 0
+    limit = 0
+    while True:
+        found = _depth_first_pass(problem, check, limit, expanded)
+        expanded = found.expanded
+        generated += found.generated if limit == 0 else found.generated - 1
+        max_frontier = max(max_frontier, found.max_frontier)
+        if found.outcome != "cut" or (cap is not None and limit >= cap):
+            break
+        limit += 1
+    found.generated = generated
+    found.max_frontier = max_frontier
+    return _pass_result("iddfs", found, started, optimal=declares_unit_cost(problem))
+
+
+def bidirectional_bfs(problem: ReversibleProblem, budget: Budget | None = None) -> SearchResult:
+    """Breadth-first from both ends at once: a fewest-steps path, usually with far fewer nodes.
+
+    Each step expands one whole layer of the side whose frontier is smaller and checks every
+    generated state against the other side's seen states. Expanding whole layers is what keeps
+    the answer shortest: the first meeting inside a layer is then at the least total depth,
+    whereas alternating node by node can meet first on a path one step too long.
+    The goal counts as generated alongside the start.
+    """
+    if not hasattr(problem, "predecessors") or not hasattr(problem, "goal"):
+        raise TypeError("bidirectional_bfs needs a ReversibleProblem (goal and predecessors)")
+    started = time.perf_counter()
+    check = make_limit_check(budget)
+    start = problem.start
+    goal = problem.goal
+    expanded, generated, max_frontier = 0, 1, 1
+
+    def finish(status, states=(), actions=(), cost=0.0, limit=None):
+        return SearchResult(
+            "bidirectional_bfs", status, list(states), list(actions), cost, expanded, generated,
+            max_frontier, time.perf_counter() - started,
+            status is SearchStatus.SOLVED and declares_unit_cost(problem), limit,
+        )
+
+    if problem.is_goal(start):
+        return finish(SearchStatus.SOLVED, [start])
+    generated, max_frontier = 2, 2
+    # forward[x] = (previous, action, cost) towards the start;
+    # backward[x] = (next, forward action, cost) towards the goal.
+    forward = {start: None}
+    backward = {goal: None}
+    forward_layer = [start]
+    backward_layer = [goal]
+    while forward_layer and backward_layer:
+        going_forward = len(forward_layer) <= len(backward_layer)
+        if going_forward:
+            own, other, layer, other_layer = forward, backward, forward_layer, backward_layer
+            neighbours = problem.successors
+        else:
+            own, other, layer, other_layer = backward, forward, backward_layer, forward_layer
+            neighbours = problem.predecessors
+        next_layer = []
+        waiting = len(layer) + len(other_layer)
+        for state in layer:
+            stop = check(expanded)
+            if stop is not None:
+                return finish(SearchStatus.LIMIT_REACHED, limit=stop)
+            expanded += 1
+            waiting -= 1
+            for action, neighbour, step_cost in neighbours(state):
+                generated += 1
+                if neighbour in own:
+                    continue
+                own[neighbour] = (state, action, step_cost)
+                if neighbour in other:
+                    head_states, head_actions, head_cost = walk_back(forward, neighbour)
+                    tail_states, tail_actions, tail_cost = walk_forward(backward, neighbour)
+                    return finish(
+                        SearchStatus.SOLVED,
+                        head_states + tail_states,
+                        head_actions + tail_actions,
+                        head_cost + tail_cost,
+                    )
+                next_layer.append(neighbour)
+            if waiting + len(next_layer) > max_frontier:
+                max_frontier = waiting + len(next_layer)
+        if going_forward:
+            forward_layer = next_layer
+        else:
+            backward_layer = next_layer
+    return finish(SearchStatus.NO_SOLUTION)

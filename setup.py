@@ -1,0 +1,36 @@
+"""ament_python build of grid_planner: the Python package, its launch/config files and executables."""
+
+from glob import glob
+
+from setuptools import find_packages, setup
+
+PACKAGE = "grid_planner"
+SHARE = f"share/{PACKAGE}"
+
+setup(
+    name=PACKAGE,
+    version="0.1.0",
+    packages=find_packages(exclude=["test", "test.*", "bench", "tools"]),
+    data_files=[
+        ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
+        (SHARE, ["package.xml"]),
+        (f"{SHARE}/launch", glob("launch/*.launch.py")),
+        (f"{SHARE}/config", glob("config/*.yaml") + glob("config/*.rviz")),
+        (f"{SHARE}/config/maps", glob("config/maps/*.yaml") + glob("config/maps/*.pgm")),
+    ],
+    install_requires=["setuptools"],
+    zip_safe=True,
+    maintainer="grid_planner developers",
+    maintainer_email="dev@grid-planner.local",
+    description="BFS, DFS and A* planning on occupancy grids and a sliding-puzzle solver.",
+    license="Apache-2.0",
+    entry_points={
+        "console_scripts": [
+            "planner_node = grid_planner.nodes.planner_node:main",
+            "puzzle_node = grid_planner.nodes.puzzle_node:main",
+            "map_publisher = grid_planner.nodes.map_publisher:main",
+            "bringup = grid_planner.nodes.bringup:main",
+            "grid-planner = grid_planner.cli:main",
+        ],
+    },
+)

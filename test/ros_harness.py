@@ -1,0 +1,126 @@
+"""Helpers for integration tests over real DDS: node subprocesses and a client node in-process."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import rclpy
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+
+BIN_DIR = Path(sys.executable).parent
+
+
+class NodeProcess:
+    """One of the package's executables, run as a subprocess with its output in a log file."""
+
+    def __init__(self, executable: str, args: Sequence[str], log_dir: Path) -> None:
+        self.log_path = log_dir / f"{executable}-{uuid.uuid4().hex[:8]}.log"
+        self._log = self.log_path.open("wb")
+        self.process = subprocess.Popen(
+            [str(BIN_DIR / executable), *args],
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            env=dict(os.environ, PYTHONUNBUFFERED="1", RCUTILS_LOGGING_BUFFERED_STREAM="0"),
+        )
+
+    def output(self) -> str:
+        """Everything the process printed so far."""
+        return self.log_path.read_text(errors="replace")
+
+    def wait_for_output(self, text: str, timeout: float = 30.0) -> None:
+        """Wait until `text` appears in the output; fail with the output if it does not."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if text in self.output():
+                return
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise AssertionError(f"{text!r} not printed within {timeout} s:\n{self.output()}")
+
+    def stop(self, sig: int = signal.SIGINT, timeout: float = 15.0) -> int:
+        """Send `sig`, wait for the exit and return the exit code (kills after `timeout`)."""
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self._log.close()
+        return self.process.returncode
+
+
+@contextmanager
+def running(
+    executable: str, args: Sequence[str], log_dir: Path, ready_text: str | None = "ready"
+) -> Iterator[NodeProcess]:
+    """Run an executable for the duration of a `with` block, waiting for its ready line."""
+    proc = NodeProcess(executable, args, log_dir)
+    try:
+        if ready_text:
+            proc.wait_for_output(ready_text)
+        yield proc
+    finally:
+        proc.stop()
+
+
+class ClientNode:
+    """An rclpy node in the test process, spun in a background thread."""
+
+    def __init__(self, name: str = "test_client") -> None:
+        self.node = Node(f"{name}_{uuid.uuid4().hex[:6]}")
+        self.executor = SingleThreadedExecutor()
+        self.executor.add_node(self.node)
+        self._thread = threading.Thread(target=self.executor.spin, daemon=True)
+        self._thread.start()
+
+    def call(self, client, request, timeout: float = 30.0):
+        """Call a service and return its response (fails if it does not answer in time)."""
+        assert client.wait_for_service(timeout_sec=timeout), f"{client.srv_name} not available"
+        future = client.call_async(request)
+        done = threading.Event()
+        future.add_done_callback(lambda _f: done.set())
+        assert done.wait(timeout), f"{client.srv_name} did not answer within {timeout} s"
+        return future.result()
+
+    def close(self) -> None:
+        """Stop spinning and destroy the node."""
+        self.executor.shutdown()
+        self.node.destroy_node()
+        self._thread.join(5.0)
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 20.0, what: str = "") -> None:
+    """Poll `condition` until it holds; fail naming `what` when it does not within `timeout`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what or condition}")
+
+
+@contextmanager
+def ros_client(name: str = "test_client") -> Iterator[ClientNode]:
+    """rclpy initialised for the block, with a spinning client node."""
+    owns_context = not rclpy.ok()
+    if owns_context:
+        rclpy.init()
+    client = ClientNode(name)
+    try:
+        yield client
+    finally:
+        client.close()
+        if owns_context:
+            rclpy.shutdown()

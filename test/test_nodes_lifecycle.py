@@ -1,0 +1,102 @@
+"""Each executable starts as a real rclpy node, answers over DDS and stops cleanly on signals."""
+
+from __future__ import annotations
+
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from nav_msgs.msg import OccupancyGrid
+from nav_msgs.srv import GetMap
+from rcl_interfaces.srv import ListParameters
+from ros_harness import NodeProcess, ros_client, running, wait_until
+from shared_data import PROJECT_ROOT
+
+from grid_planner.nodes.qos import MAP_QOS
+
+TUTORIAL_MAP = PROJECT_ROOT / "config" / "maps" / "tutorial_grid.yaml"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize(
+    ("executable", "args"),
+    [
+        ("planner_node", []),
+        ("puzzle_node", []),
+        ("map_publisher", ["--ros-args", "-p", f"yaml_filename:={TUTORIAL_MAP}"]),
+        ("bringup", ["--map", str(TUTORIAL_MAP)]),
+    ],
+)
+def test_executable_logs_ready_and_exits_cleanly(
+    executable: str, args: list[str], sig: int, tmp_path: Path
+) -> None:
+    proc = NodeProcess(executable, args, tmp_path)
+    try:
+        proc.wait_for_output("ready: bringup" if executable == "bringup" else "ready")
+    finally:
+        code = proc.stop(sig)
+    assert code == 0, proc.output()
+    assert "Traceback" not in proc.output()
+
+
+def test_map_publisher_refuses_a_missing_map_with_a_clear_error(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere.yaml"
+    proc = NodeProcess("map_publisher", ["--ros-args", "-p", f"yaml_filename:={missing}"], tmp_path)
+    proc.process.wait(30)
+    assert proc.stop() == 1
+    assert str(missing) in proc.output()
+    assert "Traceback" not in proc.output()
+
+
+def test_nodes_declare_their_parameters_and_advertise_services(tmp_path: Path) -> None:
+    bringup = running("bringup", ["--map", str(TUTORIAL_MAP)], tmp_path, "ready: bringup")
+    with bringup, ros_client() as client:
+        node = client.node
+        expected = {
+            "grid_planner": {"algorithm", "occupied_threshold", "allow_unknown", "robot_radius",
+                             "goal_tolerance", "max_planning_time", "publish_expanded",
+                             "use_final_approach_orientation", "global_frame",
+                             "start_pose_transient_local"},
+            "puzzle_solver": {"default_algorithm", "default_heuristic", "default_max_depth",
+                              "default_timeout", "max_nodes"},
+            "map_publisher": {"yaml_filename", "frame_id", "topic_name"},
+        }
+        for node_name, names in expected.items():
+            lister = node.create_client(ListParameters, f"/{node_name}/list_parameters")
+            listed = set(client.call(lister, ListParameters.Request()).result.names)
+            assert names <= listed, (node_name, names - listed)
+        services = {
+            "/plan_path": "nav_msgs/srv/GetPlan",
+            "/compute_path": "grid_planner_interfaces/srv/ComputePath",
+            "/solve_puzzle": "grid_planner_interfaces/srv/SolvePuzzle",
+            "/map_server/map": "nav_msgs/srv/GetMap",
+        }
+        for name, type_name in services.items():
+            wait_until(
+                lambda name=name, type_name=type_name: [type_name]
+                == dict(node.get_service_names_and_types()).get(name),
+                what=f"service {name} of type {type_name}",
+            )
+
+
+def test_latched_map_reaches_a_subscriber_that_starts_after_publication(tmp_path: Path) -> None:
+    args = ["--ros-args", "-p", f"yaml_filename:={TUTORIAL_MAP}"]
+    with running("map_publisher", args, tmp_path), ros_client() as client:
+        time.sleep(1.0)  # the map was published at start-up, well before we subscribe
+        received: list[OccupancyGrid] = []
+        client.node.create_subscription(OccupancyGrid, "map", received.append, MAP_QOS)
+        wait_until(lambda: received, what="the latched map")
+        grid = received[0]
+        assert (grid.info.width, grid.info.height) == (10, 8)
+        assert grid.header.frame_id == "map"
+        assert sum(1 for v in grid.data if v == 100) == 22
+        getter = client.node.create_client(GetMap, "map_server/map")
+        served = client.call(getter, GetMap.Request()).map
+        assert list(served.data) == list(grid.data)
+
+
+def test_planner_node_receives_the_map_with_the_spec_qos(tmp_path: Path) -> None:
+    args = ["--ros-args", "-p", f"yaml_filename:={TUTORIAL_MAP}"]
+    with running("map_publisher", args, tmp_path), running("planner_node", [], tmp_path) as planner:
+        planner.wait_for_output("map received")
