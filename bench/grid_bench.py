@@ -1,0 +1,201 @@
+"""Grid benchmark: the project's planners beside the textbook and peers on the same queries.
+
+Run from the repository root: `python bench/grid_bench.py [--quick]` prints the table and
+writes `bench/results/grid.json`; `bench/run_all.py` runs it together with the puzzle
+benchmark. Each planner x scenario runs in its own worker process (see `measure`): it
+warms up (JIT compile, timed apart), prepares the map (timed apart), runs the query once
+while its peak memory is measured, then repeats it for the warm median.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import scenarios
+from grid_planners import PLANNERS, SMALL_MAP_CELLS, project_warm_up
+from measure import (
+    RESULTS_DIR,
+    PeakMemory,
+    median_or_none,
+    repeat_timings,
+    run_worker,
+    timed,
+    worker_reply,
+)
+
+SEED = 2024
+REPEATS = 7
+REPEAT_BUDGET_S = 3.0
+# A query slower than this is not repeated: its first run is its only (warm) sample.
+SINGLE_RUN_S = 10.0
+WORKER_TIMEOUT_S = 900.0
+
+ALL_PLANNERS = tuple(PLANNERS)
+QUICK_PLANNERS = ("project_astar", "project_bfs", "textbook_astar", "textbook_bfs")
+TILE_PLANNERS = ("project_astar", "pyastar2d")
+# Rows left out on purpose, with the reason the report gives.
+DELIBERATE_SKIPS = {
+    ("warehouse4096", "textbook_bfs"): "skipped: a tuple-dict BFS over ~12M free cells needs "
+    "several GB and about a minute",
+}
+
+
+def build_scenarios(quick: bool) -> list[tuple[scenarios.GridScenario, tuple[str, ...]]]:
+    """The scenarios of this run, each with the planners to run on it."""
+    alone, embedded = scenarios.embedded_tile(SEED)
+    if quick:
+        return [
+            (scenarios.tutorial(), QUICK_PLANNERS),
+            (scenarios.random_obstacles(512, SEED), ALL_PLANNERS),
+            (scenarios.turtlebot3_world(), QUICK_PLANNERS),
+            (alone, ("project_astar",)),
+            (embedded, ("project_astar",)),
+        ]
+    return [
+        (scenarios.tutorial(), ALL_PLANNERS),
+        (scenarios.random_obstacles(512, SEED), ALL_PLANNERS),
+        (scenarios.random_obstacles(2048, SEED), ALL_PLANNERS),
+        (scenarios.perfect_maze(1024, SEED), ALL_PLANNERS),
+        (scenarios.warehouse(4096, SEED), ALL_PLANNERS),
+        (scenarios.turtlebot3_world(), ALL_PLANNERS),
+        (alone, TILE_PLANNERS),
+        (embedded, TILE_PLANNERS),
+    ]
+
+
+# --- the worker -------------------------------------------------------------------------------
+
+
+def worker(spec: dict) -> dict:
+    """Run one planner on one saved scenario and measure it (in this fresh process)."""
+    planner = PLANNERS[spec["planner"]]
+    scenario = scenarios.load_scenario(spec["scenario"])
+    answer: dict = {"compile_s": project_warm_up() if planner.compiled else None}
+    with PeakMemory() as prep_memory:
+        answer["prep_s"], query = timed(lambda: planner.prepare(scenario))
+    with PeakMemory() as memory:
+        answer["first_s"], (length, expanded) = timed(query)
+    warm = []
+    if answer["first_s"] <= SINGLE_RUN_S:
+        warm = repeat_timings(query, spec["repeats"], spec["budget_s"])
+    answer.update(
+        length=length,
+        expanded=expanded,
+        warm_s=median_or_none(warm) or answer["first_s"],
+        warm_runs=len(warm),
+        prep_mb=prep_memory.megabytes,
+        peak_mb=memory.megabytes,
+    )
+    return answer
+
+
+# --- the run ----------------------------------------------------------------------------------
+
+
+def _skip_reason(planner_name: str, scenario: scenarios.GridScenario) -> str | None:
+    planner = PLANNERS[planner_name]
+    missing = planner.missing()
+    if missing:
+        return f"skipped: {missing}"
+    if planner.too_big(scenario):
+        return f"skipped: limited to maps up to {SMALL_MAP_CELLS:,} cells"
+    return DELIBERATE_SKIPS.get((scenario.name, planner_name))
+
+
+def _add_ratios(rows: list[dict]) -> None:
+    """Give each row its speed-up over the textbook reference of its family, same scenario."""
+    reference = {
+        (row["scenario"], row["family"]): row
+        for row in rows
+        if row["kind"] == "textbook" and row.get("warm_s")
+    }
+    for row in rows:
+        ref = reference.get((row["scenario"], row["family"]))
+        if ref is not None and row.get("warm_s"):
+            row["speedup_vs_textbook"] = ref["warm_s"] / row["warm_s"]
+            if ref.get("peak_mb") and row.get("peak_mb") is not None:
+                row["memory_vs_textbook"] = row["peak_mb"] / ref["peak_mb"]
+
+
+def _length_disagreements(scenario: scenarios.GridScenario, rows: list[dict]) -> list[str]:
+    measured = {row["planner"]: row["length"] for row in rows if row.get("length") is not None}
+    expected = scenario.expected_length
+    lengths = set(measured.values()) | ({expected} if expected is not None else set())
+    if len(lengths) <= 1:
+        return []
+    listed = ", ".join(f"{name} {length}" for name, length in measured.items())
+    known = f" (known optimum {expected})" if expected is not None else ""
+    return [f"{scenario.name}: path lengths disagree: {listed}{known}"]
+
+
+def run(quick: bool, log=print) -> dict:
+    """Run the grid benchmark; returns its JSON-ready results."""
+    began = time.perf_counter()
+    generated_s, plan = timed(lambda: build_scenarios(quick))
+    log(f"grid: {len(plan)} scenarios generated in {generated_s:.1f} s")
+    rows: list[dict] = []
+    disagreements: list[str] = []
+    described = []
+    with tempfile.TemporaryDirectory(prefix="grid_bench_") as folder:
+        for scenario, planner_names in plan:
+            path = scenario.save(Path(folder))
+            described.append(scenario.describe())
+            scenario_rows = []
+            for name in planner_names:
+                planner = PLANNERS[name]
+                row = {"scenario": scenario.name, "planner": name, "family": planner.family,
+                       "kind": planner.kind}
+                skip = _skip_reason(name, scenario)
+                if skip is None:
+                    spec = {"planner": name, "scenario": str(path), "repeats": REPEATS,
+                            "budget_s": REPEAT_BUDGET_S}
+                    row.update(run_worker(Path(__file__), spec, WORKER_TIMEOUT_S))
+                else:
+                    row["note"] = skip
+                scenario_rows.append(row)
+                log(_progress(row))
+            disagreements += _length_disagreements(scenario, scenario_rows)
+            rows += scenario_rows
+    _add_ratios(rows)
+    for line in disagreements:
+        log(f"!!! {line}")
+    return {
+        "scenarios": described,
+        "rows": rows,
+        "length_disagreements": disagreements,
+        "seconds": time.perf_counter() - began,
+    }
+
+
+def _progress(row: dict) -> str:
+    head = f"  {row['scenario']:<22} {row['planner']:<18}"
+    if "error" in row:
+        return f"{head} ERROR {row['error']}"
+    if "note" in row:
+        return f"{head} {row['note']}"
+    return (f"{head} warm {row['warm_s'] * 1e3:10.2f} ms  length {row['length']}  "
+            f"expanded {row['expanded']}  peak {row['peak_mb']:.1f} MB")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: `--quick` for the small set, `--worker SPEC` is internal."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small maps only (seconds)")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        worker_reply(worker(json.loads(args.worker)))
+        return 0
+    results = run(args.quick, log=lambda line: print(line, file=sys.stderr))
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    (RESULTS_DIR / "grid.json").write_text(json.dumps(results, indent=2) + "\n")
+    return 1 if results["length_disagreements"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,194 @@
+"""The grid planners under test, behind one small interface.
+
+Each planner turns a scenario into a query in `prepare` (the per-map work: the project's
+PlanningGrid, the textbook's list of rows, scipy's sparse graph, ...; timed apart) and the query
+returns `(path length in steps, nodes expanded or None)`. Peers are optional: a planner whose
+module is not importable is skipped with a note.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+import textbook
+from scenarios import GridScenario
+
+Query = Callable[[], tuple[int, int | None]]
+
+# networkx and python-pathfinding build a Python object per cell; past this they take minutes.
+SMALL_MAP_CELLS = 512 * 512
+
+
+@dataclass(frozen=True)
+class GridPlanner:
+    """A planner: its family ("astar" or "bfs"), where it comes from, and how to run it."""
+
+    name: str
+    family: str
+    kind: str  # "project", "textbook" or "peer"
+    module: str  # what must be importable
+    prepare: Callable[[GridScenario], Query]
+    max_cells: int | None = None
+    compiled: bool = False  # has a JIT warm-up to exclude from the timings
+
+    def missing(self) -> str | None:
+        """Why this planner cannot run here (None when it can)."""
+        try:
+            found = importlib.util.find_spec(self.module) is not None
+        except ModuleNotFoundError:
+            found = False
+        return None if found else f"{self.module} is not importable"
+
+    def too_big(self, scenario: GridScenario) -> bool:
+        """Whether the scenario exceeds this planner's size limit."""
+        return self.max_cells is not None and scenario.cell_count > self.max_cells
+
+
+# --- the project ------------------------------------------------------------------------------
+
+
+def _project(algorithm: str) -> Callable[[GridScenario], Query]:
+    def prepare(scenario: GridScenario) -> Query:
+        from grid_planner.grid.occupancy import OccupancyMap
+        from grid_planner.grid.planner import plan
+        from grid_planner.grid.planning_grid import PlanningGrid
+
+        values = np.where(scenario.blocked, 100, 0).astype(np.int8)
+        occupancy = OccupancyMap(scenario.width, scenario.height, 0.05, values.reshape(-1))
+        grid = PlanningGrid(occupancy)
+
+        def query() -> tuple[int, int | None]:
+            found = plan(grid, scenario.start, scenario.goal, algorithm)
+            return found.length, found.nodes_expanded
+
+        return query
+
+    return prepare
+
+
+def project_warm_up() -> float:
+    """Compile (or load from numba's cache) the project's kernels; returns the seconds."""
+    from grid_planner.grid.kernels import warm_up
+
+    return warm_up()
+
+
+# --- the textbook -----------------------------------------------------------------------------
+
+
+def _textbook(search: Callable) -> Callable[[GridScenario], Query]:
+    def prepare(scenario: GridScenario) -> Query:
+        rows = scenario.blocked.astype(np.uint8).tolist()  # rows[y][x], y = the row
+        start = (scenario.start[1], scenario.start[0])
+        goal = (scenario.goal[1], scenario.goal[0])
+
+        def query() -> tuple[int, int | None]:
+            path, expanded = search(rows, start, goal)
+            return len(path) - 1, expanded
+
+        return query
+
+    return prepare
+
+
+# --- peers ------------------------------------------------------------------------------------
+
+
+def _scipy_bfs(scenario: GridScenario) -> Query:
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import breadth_first_order
+
+    height, width = scenario.blocked.shape
+    free = ~scenario.blocked
+    index = np.arange(height * width, dtype=np.int64).reshape(height, width)
+    east = free[:, :-1] & free[:, 1:]
+    north = free[:-1, :] & free[1:, :]
+    tails = np.concatenate((index[:, :-1][east], index[:-1, :][north]))
+    heads = np.concatenate((index[:, 1:][east], index[1:, :][north]))
+    both_ways = (np.concatenate((tails, heads)), np.concatenate((heads, tails)))
+    weights = np.ones(both_ways[0].size, dtype=np.int8)
+    graph = coo_matrix((weights, both_ways), shape=(height * width,) * 2).tocsr()
+    start = scenario.start[1] * width + scenario.start[0]
+    goal = scenario.goal[1] * width + scenario.goal[0]
+
+    def query() -> tuple[int, int | None]:
+        order, predecessors = breadth_first_order(
+            graph, start, directed=True, return_predecessors=True
+        )
+        steps, cell = 0, goal
+        while cell != start:
+            cell = predecessors[cell]
+            steps += 1
+        return steps, int(order.size)
+
+    return query
+
+
+def _pyastar2d(scenario: GridScenario) -> Query:
+    import pyastar2d
+
+    weights = np.where(scenario.blocked, np.inf, 1.0).astype(np.float32)
+    start = (scenario.start[1], scenario.start[0])
+    goal = (scenario.goal[1], scenario.goal[0])
+
+    def query() -> tuple[int, int | None]:
+        path = pyastar2d.astar_path(weights, start, goal, allow_diagonal=False)
+        return len(path) - 1, None
+
+    return query
+
+
+def _networkx_astar(scenario: GridScenario) -> Query:
+    import networkx as nx
+
+    height, width = scenario.blocked.shape
+    graph = nx.grid_2d_graph(height, width)  # nodes are (row, col)
+    graph.remove_nodes_from(map(tuple, np.argwhere(scenario.blocked).tolist()))
+    start = (scenario.start[1], scenario.start[0])
+    goal = (scenario.goal[1], scenario.goal[0])
+
+    def query() -> tuple[int, int | None]:
+        path = nx.astar_path(graph, start, goal, heuristic=textbook.manhattan)
+        return len(path) - 1, None
+
+    return query
+
+
+def _pathfinding_astar(scenario: GridScenario) -> Query:
+    from pathfinding.core.diagonal_movement import DiagonalMovement
+    from pathfinding.core.grid import Grid
+    from pathfinding.finder.a_star import AStarFinder
+
+    grid = Grid(matrix=(~scenario.blocked).astype(np.uint8).tolist())  # matrix[y][x], >0 free
+    finder = AStarFinder(diagonal_movement=DiagonalMovement.never, time_limit=600)
+
+    def query() -> tuple[int, int | None]:
+        grid.cleanup()
+        path, runs = finder.find_path(grid.node(*scenario.start), grid.node(*scenario.goal), grid)
+        return len(path) - 1, runs
+
+    return query
+
+
+PLANNERS: dict[str, GridPlanner] = {
+    planner.name: planner
+    for planner in (
+        GridPlanner("project_astar", "astar", "project", "grid_planner.grid.planner",
+                    _project("astar"), compiled=True),
+        GridPlanner("project_bfs", "bfs", "project", "grid_planner.grid.planner",
+                    _project("bfs"), compiled=True),
+        GridPlanner("textbook_astar", "astar", "textbook", "textbook",
+                    _textbook(textbook.grid_astar)),
+        GridPlanner("textbook_bfs", "bfs", "textbook", "textbook", _textbook(textbook.grid_bfs)),
+        GridPlanner("scipy_bfs", "bfs", "peer", "scipy", _scipy_bfs),
+        GridPlanner("pyastar2d", "astar", "peer", "pyastar2d", _pyastar2d),
+        GridPlanner("networkx_astar", "astar", "peer", "networkx", _networkx_astar,
+                    max_cells=SMALL_MAP_CELLS),
+        GridPlanner("pathfinding_astar", "astar", "peer", "pathfinding", _pathfinding_astar,
+                    max_cells=SMALL_MAP_CELLS),
+    )
+}

@@ -1,0 +1,143 @@
+"""The sliding-puzzle solvers under test, behind one small interface.
+
+A solver maps a board (goal 1..n*n-1, 0) to `(moves or None if unsolved, nodes expanded or
+None)`. The project's solver is run in every configuration worth timing: each informed
+algorithm with each heuristic it offers except `misplaced` (far weaker than Manhattan), and a
+pattern-database heuristic when one appears in its heuristic list.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import textbook
+from puzzle_sets import Board
+
+Solve = Callable[[Board], tuple[int | None, int | None]]
+
+SOLVER_MODULE = "grid_planner.puzzle.solver"
+# Words that mark a pattern-database heuristic in the solver's heuristic names.
+PDB_MARKERS = ("pdb", "pattern", "database")
+WEAK_HEURISTICS = ("misplaced",)
+
+
+@dataclass(frozen=True)
+class PuzzleSolver:
+    """A solver: where it comes from and how to make its solve function.
+
+    `make(budget_s)` returns the solve function; `budget_s` is a per-board time limit that
+    only the project's solver honours (None: no limit).
+    """
+
+    name: str
+    kind: str  # "project", "textbook" or "peer"
+    module: str
+    make: Callable[[float | None], Solve]
+    algorithm: str = ""
+    heuristic: str = ""
+
+    def spec(self) -> dict:
+        """What a worker process needs to rebuild this solver (`solver_from_spec`)."""
+        return {"kind": self.kind, "name": self.name, "algorithm": self.algorithm,
+                "heuristic": self.heuristic}
+
+    def missing(self) -> str | None:
+        """Why this solver cannot run here (None when it can)."""
+        try:
+            found = importlib.util.find_spec(self.module) is not None
+        except ModuleNotFoundError:
+            found = False
+        return None if found else f"{self.module} is not importable"
+
+
+def project_heuristics() -> list[str]:
+    """The heuristic names the project's solver accepts (empty when it is missing)."""
+    try:
+        solver = importlib.import_module(SOLVER_MODULE)
+    except ImportError:
+        return []
+    names = getattr(solver, "HEURISTIC_NAMES", None)
+    if names is None:
+        from grid_planner.puzzle.heuristics import HEURISTICS as names
+    return list(names)
+
+
+def is_pattern_database(heuristic: str) -> bool:
+    """Whether a heuristic name marks a pattern database."""
+    return any(marker in heuristic.lower() for marker in PDB_MARKERS)
+
+
+def best_project_heuristic() -> str:
+    """The strongest heuristic on offer: a pattern database if any, else linear conflict."""
+    names = project_heuristics()
+    databases = [name for name in names if is_pattern_database(name)]
+    return databases[0] if databases else "linear_conflict"
+
+
+def _project(algorithm: str, heuristic: str) -> Callable[[float | None], Solve]:
+    def make(budget_s: float | None) -> Solve:
+        from grid_planner.puzzle.solver import solve
+        from grid_planner.search.result import Budget
+
+        def run(board: Board) -> tuple[int | None, int | None]:
+            budget = Budget.from_timeout(budget_s) if budget_s else None
+            outcome = solve(board, None, algorithm, heuristic, budget=budget)
+            return (outcome.length if outcome.success else None), outcome.nodes_expanded
+
+        return run
+
+    return make
+
+
+def project_solver(algorithm: str, heuristic: str) -> PuzzleSolver:
+    """The project's solver with one algorithm and heuristic."""
+    return PuzzleSolver(f"project_{algorithm}_{heuristic}", "project", SOLVER_MODULE,
+                        _project(algorithm, heuristic), algorithm, heuristic)
+
+
+def _textbook(_budget_s: float | None) -> Solve:
+    def run(board: Board) -> tuple[int | None, int | None]:
+        goal = (*range(1, len(board)), 0)
+        return textbook.puzzle_astar(board, goal)
+
+    return run
+
+
+def _slidingpuzzle(_budget_s: float | None) -> Solve:
+    import numpy as np
+    import slidingpuzzle
+
+    def run(board: Board) -> tuple[int | None, int | None]:
+        side = round(len(board) ** 0.5)
+        found = slidingpuzzle.search(
+            np.array(board).reshape(side, side), "a*", heuristic=slidingpuzzle.manhattan_distance
+        )
+        moves = None if found.solution is None else len(found.solution)
+        return moves, found.expanded
+
+    return run
+
+
+TEXTBOOK = PuzzleSolver("textbook_astar", "textbook", "textbook", _textbook)
+SLIDINGPUZZLE = PuzzleSolver("slidingpuzzle_astar", "peer", "slidingpuzzle", _slidingpuzzle)
+
+
+def eight_puzzle_solvers() -> list[PuzzleSolver]:
+    """Every solver timed on the 8-puzzle sets: textbook, project configurations, peer."""
+    project = [
+        project_solver(algorithm, heuristic)
+        for algorithm in ("astar", "idastar")
+        for heuristic in project_heuristics()
+        if heuristic not in WEAK_HEURISTICS
+    ]
+    return [TEXTBOOK, *project, SLIDINGPUZZLE]
+
+
+def solver_from_spec(spec: dict) -> PuzzleSolver:
+    """The solver that `PuzzleSolver.spec` described (how a worker learns what to run)."""
+    if spec["kind"] == "project":
+        return project_solver(spec["algorithm"], spec["heuristic"])
+    return {TEXTBOOK.name: TEXTBOOK, SLIDINGPUZZLE.name: SLIDINGPUZZLE}[spec["name"]]

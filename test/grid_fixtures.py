@@ -1,0 +1,142 @@
+"""Helpers for the grid tests: independent brute-force rules, a reference BFS, path checks.
+
+Everything here re-derives the planner's definitions from the SPEC text on plain Python lists,
+without the production arrays, so the tests compare two independent implementations.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+
+import numpy as np
+from hypothesis import strategies as st
+
+from grid_planner.grid import OccupancyMap, PlanningGrid
+
+TUTORIAL_TEXT = """\
+0 0 0 0 0 0 0 1 0 0
+0 1 1 1 0 0 0 1 0 0
+0 0 0 1 0 1 0 0 0 0
+0 1 0 0 0 1 0 1 1 0
+0 1 0 1 0 0 0 0 1 0
+0 0 0 1 0 1 1 0 0 0
+1 1 0 0 0 0 0 1 0 0
+0 0 0 1 1 0 0 0 0 0"""
+
+
+def tutorial_values() -> np.ndarray:
+    """The tutorial grid as occupancy values (0 / 100), top printed row first."""
+    rows = [[int(v) * 100 for v in line.split()] for line in TUTORIAL_TEXT.splitlines()]
+    return np.array(rows, dtype=np.int8)
+
+
+def tutorial_map() -> OccupancyMap:
+    """The tutorial grid as a map with 1 m cells at the origin."""
+    return OccupancyMap.from_rows(tutorial_values(), resolution=1.0)
+
+
+class BruteForceRules:
+    """The SPEC's lethal / inflated / move rules, computed cell by cell from the values."""
+
+    def __init__(
+        self,
+        values_bottom_first: np.ndarray,
+        threshold: int = 65,
+        allow_unknown: bool = False,
+        radius_cells: float = 0.0,
+    ) -> None:
+        self.height, self.width = values_bottom_first.shape
+        values = values_bottom_first.tolist()
+        self.values = values
+        obstacles = [
+            (x, y)
+            for y in range(self.height)
+            for x in range(self.width)
+            if values[y][x] >= threshold
+        ]
+        limit = radius_cells * radius_cells + 1e-6 if radius_cells > 0 else -1.0
+        self.lethal = {}
+        self.inflated = {}
+        self.distance2 = {}
+        for y in range(self.height):
+            for x in range(self.width):
+                value = values[y][x]
+                lethal = value >= threshold or (value < 0 and not allow_unknown)
+                best = min(((x - ox) ** 2 + (y - oy) ** 2 for ox, oy in obstacles), default=None)
+                self.lethal[(x, y)] = lethal
+                self.distance2[(x, y)] = best
+                self.inflated[(x, y)] = (not lethal) and best is not None and best <= limit
+
+    def blocked(self, cell: tuple[int, int]) -> bool:
+        return self.lethal[cell] or self.inflated[cell]
+
+    def can_step(self, a: tuple[int, int], b: tuple[int, int]) -> bool:
+        """Never into lethal; into a free cell always; into inflated only from an inflated cell
+        with strictly less clearance."""
+        if self.lethal[a] or self.lethal[b]:
+            return False
+        if not self.inflated[b]:
+            return True
+        return self.inflated[a] and self.distance2[b] > self.distance2[a]
+
+    def neighbours(self, cell: tuple[int, int]):
+        x, y = cell
+        for nx, ny in ((x + 1, y), (x, y + 1), (x - 1, y), (x, y - 1)):
+            if 0 <= nx < self.width and 0 <= ny < self.height:
+                yield (nx, ny)
+
+    def bfs_distances(self, start: tuple[int, int]) -> dict[tuple[int, int], int]:
+        """Steps from `start` to every cell it can reach (empty when the start is lethal)."""
+        if self.lethal[start]:
+            return {}
+        dist = {start: 0}
+        queue = deque([start])
+        while queue:
+            cell = queue.popleft()
+            for other in self.neighbours(cell):
+                if other not in dist and self.can_step(cell, other):
+                    dist[other] = dist[cell] + 1
+                    queue.append(other)
+        return dist
+
+
+def assert_valid_path(rules: BruteForceRules, cells, start, goal) -> None:
+    """The path runs from start to goal in allowed 4-connected unit steps."""
+    assert cells[0] == tuple(start)
+    assert cells[-1] == tuple(goal)
+    for a, b in zip(cells, cells[1:], strict=False):
+        assert abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1, (a, b)
+        assert rules.can_step(a, b), (a, b)
+
+
+VALUE_CHOICES = (0, 0, 0, 0, 0, 100, 100, -1, 30, 70)
+
+
+@st.composite
+def random_grids(draw, max_side: int = 12):
+    """(values bottom row first, threshold, allow_unknown, radius_cells, start, goal)."""
+    width = draw(st.integers(1, max_side))
+    height = draw(st.integers(1, max_side))
+    flat = draw(
+        st.lists(st.sampled_from(VALUE_CHOICES), min_size=width * height, max_size=width * height)
+    )
+    values = np.array(flat, dtype=np.int8).reshape(height, width)
+    threshold = draw(st.sampled_from((65, 65, 25, 100)))
+    allow_unknown = draw(st.booleans())
+    radius_cells = draw(st.sampled_from((0.0, 0.0, 0.7, 1.0, 1.5, math.sqrt(2), 2.0)))
+    start = (draw(st.integers(0, width - 1)), draw(st.integers(0, height - 1)))
+    goal = (draw(st.integers(0, width - 1)), draw(st.integers(0, height - 1)))
+    return values, threshold, allow_unknown, radius_cells, start, goal
+
+
+def build(values, threshold=65, allow_unknown=False, radius_cells=0.0, resolution=1.0):
+    """A PlanningGrid and the brute-force rules for values given bottom row first."""
+    occupancy = OccupancyMap.from_rows(values, resolution=resolution, top_row_first=False)
+    grid = PlanningGrid(
+        occupancy,
+        occupied_threshold=threshold,
+        allow_unknown=allow_unknown,
+        robot_radius=radius_cells * resolution,
+    )
+    return grid, BruteForceRules(values, threshold, allow_unknown, radius_cells)

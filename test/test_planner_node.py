@@ -1,0 +1,455 @@
+"""planner_node over real DDS: plans on real maps, every ComputePath code, GetPlan, replanning."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import threading
+from collections import deque
+from pathlib import Path
+
+import numpy as np
+import pytest
+from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
+from grid_planner_interfaces.srv import ComputePath
+from nav_msgs.msg import OccupancyGrid
+from nav_msgs.msg import Path as PathMsg
+from nav_msgs.srv import GetPlan
+from rcl_interfaces.msg import Parameter as ParameterMsg
+from rcl_interfaces.msg import ParameterType, ParameterValue
+from rcl_interfaces.srv import SetParameters
+from ros_harness import ros_client, running, wait_until
+from shared_data import PROJECT_ROOT, shared_path
+
+from grid_planner.grid.map_io import load_map
+from grid_planner.grid.occupancy import OccupancyMap
+from grid_planner.nodes.conversions import map_to_msg, quaternion_to_yaw, yaw_to_quaternion
+from grid_planner.nodes.qos import COMMAND_QOS, MAP_QOS, PLAN_QOS
+
+Codes = ComputePath.Response
+TUTORIAL_ROWS = [  # 1 = blocked, first row printed at the top
+    [0, 0, 0, 0, 0, 0, 0, 1, 0, 0],
+    [0, 1, 1, 1, 0, 0, 0, 1, 0, 0],
+    [0, 0, 0, 1, 0, 1, 0, 0, 0, 0],
+    [0, 1, 0, 0, 0, 1, 0, 1, 1, 0],
+    [0, 1, 0, 1, 0, 0, 0, 0, 1, 0],
+    [0, 0, 0, 1, 0, 1, 1, 0, 0, 0],
+    [1, 1, 0, 0, 0, 0, 0, 1, 0, 0],
+    [0, 0, 0, 1, 1, 0, 0, 0, 0, 0],
+]
+TUTORIAL = OccupancyMap.from_rows(np.array(TUTORIAL_ROWS) * 100, resolution=1.0)
+# Two rooms split by a solid wall at x = 2: nothing on the right is reachable from the left.
+SPLIT = OccupancyMap.from_rows([[0, 0, 100, 0, 0]] * 4, resolution=0.5, origin=(-1.0, -1.0, 0.0))
+
+
+def reference_distance(occupancy: OccupancyMap, start: tuple, goal: tuple) -> int | None:
+    """Steps of the shortest 4-connected path through cells < 65 and not unknown (plain BFS)."""
+    grid = occupancy.grid2d()
+    height, width = grid.shape
+
+    def free(x: int, y: int) -> bool:
+        return 0 <= x < width and 0 <= y < height and 0 <= grid[y, x] < 65
+
+    seen = {start: 0}
+    queue = deque([start])
+    while queue:
+        x, y = queue.popleft()
+        if (x, y) == goal:
+            return seen[(x, y)]
+        for nx, ny in ((x + 1, y), (x, y + 1), (x - 1, y), (x, y - 1)):
+            if free(nx, ny) and (nx, ny) not in seen:
+                seen[(nx, ny)] = seen[(x, y)] + 1
+                queue.append((nx, ny))
+    return None
+
+
+def assert_valid_path(path: PathMsg, occupancy: OccupancyMap, start: tuple, goal: tuple) -> None:
+    """Poses at cell centres, 4-connected unit steps through free cells, start to goal."""
+    cells = []
+    for pose in path.poses:
+        x, y = pose.pose.position.x, pose.pose.position.y
+        cell = occupancy.world_to_cell(x, y)
+        cx, cy = occupancy.cell_to_world(*cell)
+        # OccupancyGrid carries the resolution as float32, hence the tolerance.
+        assert math.isclose(x, cx, abs_tol=1e-5) and math.isclose(y, cy, abs_tol=1e-5)
+        assert pose.header.frame_id == "map"
+        cells.append(cell)
+    assert cells[0] == start and cells[-1] == goal
+    grid = occupancy.grid2d()
+    for (ax, ay), (bx, by) in itertools.pairwise(cells):
+        assert abs(ax - bx) + abs(ay - by) == 1
+        assert 0 <= grid[by, bx] < 65
+    for a, b in zip(path.poses, path.poses[1:], strict=False):
+        heading = math.atan2(
+            b.pose.position.y - a.pose.position.y, b.pose.position.x - a.pose.position.x
+        )
+        assert math.isclose(quaternion_to_yaw(a.pose.orientation), heading, abs_tol=1e-6)
+
+
+def pose(x: float, y: float, yaw: float = 0.0, frame: str = "map") -> PoseStamped:
+    msg = PoseStamped()
+    msg.header.frame_id = frame
+    msg.pose.position.x = float(x)
+    msg.pose.position.y = float(y)
+    msg.pose.orientation = yaw_to_quaternion(yaw)
+    return msg
+
+
+def centre(occupancy: OccupancyMap, cell: tuple) -> PoseStamped:
+    return pose(*occupancy.cell_to_world(*cell))
+
+
+class PlannerHarness:
+    """A planner_node subprocess, a client node with its topics, and helpers to drive it."""
+
+    def __init__(self, client, proc, namespace: str) -> None:
+        self.client = client
+        self.proc = proc
+        ns = namespace
+        node = client.node
+        self.map_pub = node.create_publisher(OccupancyGrid, f"{ns}/map", MAP_QOS)
+        self.goal_pub = node.create_publisher(PoseStamped, f"{ns}/goal_pose", COMMAND_QOS)
+        self.start_pub = node.create_publisher(
+            PoseWithCovarianceStamped, f"{ns}/initialpose", COMMAND_QOS
+        )
+        self.plans: list[PathMsg] = []
+        self.expanded: list[OccupancyGrid] = []
+        self._lock = threading.Lock()
+        node.create_subscription(PathMsg, f"{ns}/plan", self._on_plan, PLAN_QOS)
+        node.create_subscription(
+            OccupancyGrid, f"{ns}/expanded_cells", self.expanded.append, MAP_QOS
+        )
+        self.compute = node.create_client(ComputePath, f"{ns}/compute_path")
+        self.get_plan = node.create_client(GetPlan, f"{ns}/plan_path")
+        self.set_params = node.create_client(SetParameters, f"{ns}/grid_planner/set_parameters")
+        self.maps_sent = 0
+
+    def _on_plan(self, msg: PathMsg) -> None:
+        with self._lock:
+            self.plans.append(msg)
+
+    def publish_map(self, occupancy: OccupancyMap) -> None:
+        self.map_pub.publish(map_to_msg(occupancy, self.client.node.get_clock().now().to_msg()))
+        self.maps_sent += 1
+        wait_until(
+            lambda: self.proc.output().count("map received") >= self.maps_sent,
+            what="the planner to take the map",
+        )
+
+    def set_start(self, x: float, y: float, yaw: float = 0.0) -> None:
+        msg = PoseWithCovarianceStamped()
+        msg.header.frame_id = "map"
+        msg.pose.pose = pose(x, y, yaw).pose
+        self.start_pub.publish(msg)
+
+    def request(self, goal: PoseStamped, start: PoseStamped | None = None, **fields):
+        request = ComputePath.Request(goal=goal, **fields)
+        if start is not None:
+            request.start = start
+            request.use_start = True
+        return self.client.call(self.compute, request)
+
+    def set_parameter(self, name: str, value) -> object:
+        if isinstance(value, bool):
+            pv = ParameterValue(type=ParameterType.PARAMETER_BOOL, bool_value=value)
+        elif isinstance(value, int):
+            pv = ParameterValue(type=ParameterType.PARAMETER_INTEGER, integer_value=value)
+        elif isinstance(value, float):
+            pv = ParameterValue(type=ParameterType.PARAMETER_DOUBLE, double_value=value)
+        else:
+            pv = ParameterValue(type=ParameterType.PARAMETER_STRING, string_value=value)
+        request = SetParameters.Request(parameters=[ParameterMsg(name=name, value=pv)])
+        return self.client.call(self.set_params, request).results[0]
+
+    def wait_for_plans(self, count: int) -> PathMsg:
+        wait_until(lambda: len(self.plans) >= count, what=f"{count} plans on 'plan'")
+        with self._lock:
+            return self.plans[count - 1]
+
+
+@pytest.fixture(scope="module")
+def planner(tmp_path_factory):
+    """One planner_node in namespace /gp driven by a test client."""
+    log_dir = tmp_path_factory.mktemp("planner_node")
+    args = ["--ros-args", "-r", "__ns:=/gp"]
+    with running("planner_node", args, log_dir) as proc, ros_client("planner_test") as client:
+        yield PlannerHarness(client, proc, "/gp")
+
+
+def test_no_map_then_no_start_codes(tmp_path: Path) -> None:
+    with running("planner_node", ["--ros-args", "-r", "__ns:=/fresh"], tmp_path) as proc:
+        with ros_client("fresh_test") as client:
+            harness = PlannerHarness(client, proc, "/fresh")
+            answer = harness.request(pose(1.5, 1.5))
+            assert (answer.error_code, answer.error_msg) == (
+                Codes.NO_MAP, "no map received yet on 'map'",
+            )
+            assert answer.path.poses == [] and answer.path.header.frame_id == "map"
+            harness.publish_map(TUTORIAL)
+            answer = harness.request(pose(1.5, 1.5))
+            assert answer.error_code == Codes.NO_START
+            assert "no start pose yet" in answer.error_msg
+
+
+def test_rviz_goal_gives_an_optimal_path_on_the_turtlebot3_map(planner) -> None:
+    occupancy = load_map(shared_path("maps", "turtlebot3_world.yaml"))
+    planner.publish_map(occupancy)
+    start, goal = occupancy.world_to_cell(-2.0, -0.5), occupancy.world_to_cell(1.9, 0.5)
+    planner.set_start(*occupancy.cell_to_world(*start))
+    before = len(planner.plans)
+    planner.goal_pub.publish(pose(*occupancy.cell_to_world(*goal), yaw=1.0))
+    path = planner.wait_for_plans(before + 1)
+    assert_valid_path(path, occupancy, start, goal)
+    assert len(path.poses) - 1 == reference_distance(occupancy, start, goal)
+    assert math.isclose(quaternion_to_yaw(path.poses[-1].pose.orientation), 1.0, abs_tol=1e-6)
+    assert path.header.frame_id == "map" and path.header.stamp.sec > 0
+    planner.proc.wait_for_output(f"plan: astar, {len(path.poses)} poses")
+
+
+def test_compute_path_reports_length_nodes_and_time(planner) -> None:
+    planner.publish_map(TUTORIAL)
+    answer = planner.request(centre(TUTORIAL, (9, 0)), start=centre(TUTORIAL, (0, 7)))
+    assert answer.error_code == Codes.NONE, answer.error_msg
+    assert_valid_path(answer.path, TUTORIAL, (0, 7), (9, 0))
+    assert len(answer.path.poses) == 17 and answer.path_length == 16.0
+    assert answer.nodes_expanded > 0
+    assert answer.planning_time.sec == 0 and answer.planning_time.nanosec > 0
+    for algorithm in ("bfs", "dijkstra"):
+        other = planner.request(
+            centre(TUTORIAL, (9, 0)), start=centre(TUTORIAL, (0, 7)), algorithm=algorithm
+        )
+        assert (other.error_code, other.path_length) == (Codes.NONE, 16.0)
+    dfs = planner.request(
+        centre(TUTORIAL, (9, 0)), start=centre(TUTORIAL, (0, 7)), algorithm="dfs"
+    )
+    assert dfs.error_code == Codes.NONE
+    assert_valid_path(dfs.path, TUTORIAL, (0, 7), (9, 0))
+    assert dfs.path_length >= 16.0
+
+
+@pytest.mark.parametrize(
+    ("start", "goal", "fields", "code", "message"),
+    [
+        ((0.5, 7.5), (20.0, 0.5), {}, Codes.GOAL_OUTSIDE_MAP, "goal (20.000, 0.500) m lies"),
+        ((-3.0, 7.5), (9.5, 0.5), {}, Codes.START_OUTSIDE_MAP, "start (-3.000, 7.500) m lies"),
+        ((7.5, 7.5), (9.5, 0.5), {}, Codes.START_OCCUPIED, "start cell (7, 7)"),
+        ((0.5, 7.5), (7.5, 7.5), {}, Codes.GOAL_OCCUPIED, "goal cell (7, 7)"),
+        ((0.5, 7.5), (9.5, 0.5), {"algorithm": "rrt"}, Codes.INVALID_PLANNER, "unknown algorithm"),
+    ],
+)
+def test_compute_path_error_codes(planner, start, goal, fields, code, message) -> None:
+    planner.publish_map(TUTORIAL)
+    answer = planner.request(pose(*goal), start=pose(*start), **fields)
+    assert answer.error_code == code, answer.error_msg
+    assert message in answer.error_msg
+    assert answer.path.poses == []
+
+
+@pytest.mark.parametrize(
+    ("bad", "role"),
+    [
+        (pose(float("nan"), 1.5), "goal"),
+        (pose(1.5, float("inf")), "goal"),
+        ("zero-quaternion", "goal"),
+        ("start-nan", "start"),
+    ],
+)
+def test_non_finite_poses_are_invalid_pose(planner, bad, role) -> None:
+    good = centre(TUTORIAL, (0, 7))
+    if bad == "zero-quaternion":
+        bad = pose(1.5, 1.5)
+        bad.pose.orientation.w = 0.0
+    if bad == "start-nan":
+        answer = planner.request(good, start=pose(float("nan"), 0.0))
+    else:
+        answer = planner.request(bad, start=good)
+    assert answer.error_code == Codes.INVALID_POSE
+    assert answer.error_msg.startswith(f"{role} pose is not finite")
+
+
+def test_pose_in_another_frame_is_tf_error(planner) -> None:
+    answer = planner.request(pose(1.5, 1.5, frame="odom"), start=centre(TUTORIAL, (0, 7)))
+    assert answer.error_code == Codes.TF_ERROR
+    assert "frame 'odom'" in answer.error_msg
+
+
+def test_unreachable_goal_is_no_valid_path(planner) -> None:
+    planner.publish_map(SPLIT)
+    answer = planner.request(centre(SPLIT, (4, 0)), start=centre(SPLIT, (0, 0)))
+    assert answer.error_code == Codes.NO_VALID_PATH
+    assert "not connected to the start" in answer.error_msg
+
+
+def test_goal_tolerance_moves_a_blocked_goal_to_the_nearest_free_cell(planner) -> None:
+    planner.publish_map(SPLIT)
+    wall = centre(SPLIT, (2, 1))
+    answer = planner.request(wall, start=centre(SPLIT, (0, 1)), tolerance=0.5)
+    assert answer.error_code == Codes.NONE, answer.error_msg
+    assert SPLIT.world_to_cell(
+        answer.path.poses[-1].pose.position.x, answer.path.poses[-1].pose.position.y
+    ) == (1, 1)
+    tight = planner.request(wall, start=centre(SPLIT, (0, 1)), tolerance=0.0)
+    assert tight.error_code == Codes.GOAL_OCCUPIED
+
+
+def test_timeout_is_reported(planner) -> None:
+    open_map = OccupancyMap(width=2000, height=2000, resolution=0.05, data=np.zeros(4_000_000))
+    planner.publish_map(open_map)
+    assert planner.set_parameter("max_planning_time", 0.001).successful
+    try:
+        answer = planner.request(
+            centre(open_map, (1999, 1999)), start=centre(open_map, (0, 0)), algorithm="bfs"
+        )
+    finally:
+        assert planner.set_parameter("max_planning_time", 5.0).successful
+    assert answer.error_code == Codes.TIMEOUT, answer.error_msg
+    assert "deadline" in answer.error_msg
+
+
+def test_start_equal_to_goal_gives_one_pose_with_the_goal_yaw(planner) -> None:
+    planner.publish_map(TUTORIAL)
+    goal = pose(0.5, 7.5, yaw=2.0)
+    answer = planner.request(goal, start=pose(0.2, 7.9))
+    assert answer.error_code == Codes.NONE
+    assert len(answer.path.poses) == 1 and answer.path_length == 0.0
+    assert math.isclose(quaternion_to_yaw(answer.path.poses[0].pose.orientation), 2.0, abs_tol=1e-6)
+
+
+def test_final_approach_orientation_faces_along_the_last_step(planner) -> None:
+    planner.publish_map(TUTORIAL)
+    assert planner.set_parameter("use_final_approach_orientation", True).successful
+    try:
+        answer = planner.request(pose(9.5, 0.5, yaw=2.0), start=centre(TUTORIAL, (0, 7)))
+    finally:
+        planner.set_parameter("use_final_approach_orientation", False)
+    last, before = answer.path.poses[-1].pose.position, answer.path.poses[-2].pose.position
+    heading = math.atan2(last.y - before.y, last.x - before.x)
+    assert math.isclose(
+        quaternion_to_yaw(answer.path.poses[-1].pose.orientation), heading, abs_tol=1e-6
+    )
+
+
+def test_get_plan_answers_a_failure_with_an_empty_stamped_path(planner) -> None:
+    planner.publish_map(TUTORIAL)
+    request = GetPlan.Request(goal=pose(7.5, 7.5), start=centre(TUTORIAL, (0, 7)))
+    answer = planner.client.call(planner.get_plan, request)
+    assert answer.plan.poses == []
+    assert answer.plan.header.frame_id == "map" and answer.plan.header.stamp.sec > 0
+    planner.proc.wait_for_output("no plan (code 206)")
+
+
+def test_get_plan_with_empty_start_frame_plans_from_the_current_start(planner) -> None:
+    planner.publish_map(TUTORIAL)
+    planner.set_start(0.5, 7.5)
+    request = GetPlan.Request(goal=pose(9.5, 0.5))
+    request.start.header.frame_id = ""
+
+    def planned() -> bool:
+        answer = planner.client.call(planner.get_plan, request)
+        return len(answer.plan.poses) == 17
+
+    wait_until(planned, what="a 17-pose plan from the current start")
+
+
+def test_goal_before_map_is_planned_when_the_map_arrives(tmp_path: Path) -> None:
+    with running("planner_node", ["--ros-args", "-r", "__ns:=/early"], tmp_path) as proc:
+        with ros_client("early_test") as client:
+            harness = PlannerHarness(client, proc, "/early")
+            wait_until(lambda: harness.goal_pub.get_subscription_count() > 0, what="subscriber")
+            harness.set_start(0.5, 7.5)
+            harness.goal_pub.publish(pose(9.5, 0.5))
+            proc.wait_for_output("goal pending: waiting for a map")
+            harness.publish_map(TUTORIAL)
+            path = harness.wait_for_plans(1)
+            assert len(path.poses) == 17
+            assert proc.output().count("goal pending") == 1
+
+
+def test_new_map_replans_the_active_goal(planner) -> None:
+    planner.publish_map(TUTORIAL)
+    planner.set_start(0.5, 7.5)
+    before = len(planner.plans)
+    planner.goal_pub.publish(pose(9.5, 0.5))
+    first = planner.wait_for_plans(before + 1)
+    assert len(first.poses) == 17
+    opened = OccupancyMap.from_rows(np.zeros((8, 10)), resolution=1.0)
+    planner.publish_map(opened)
+    second = planner.wait_for_plans(before + 2)
+    assert len(second.poses) == 17  # still 9 + 7 steps, now through open space
+    assert_valid_path(second, opened, (0, 7), (9, 0))
+    assert [p.pose.position.x for p in second.poses] != [p.pose.position.x for p in first.poses]
+
+
+def test_expanded_cells_are_published_when_asked(planner) -> None:
+    planner.publish_map(TUTORIAL)
+    assert planner.set_parameter("publish_expanded", True).successful
+    try:
+        before = len(planner.expanded)
+        answer = planner.request(centre(TUTORIAL, (9, 0)), start=centre(TUTORIAL, (0, 7)))
+        wait_until(lambda: len(planner.expanded) > before, what="expanded_cells")
+    finally:
+        planner.set_parameter("publish_expanded", False)
+    grid = planner.expanded[-1]
+    assert (grid.info.width, grid.info.height) == (10, 8)
+    assert sum(1 for v in grid.data if v == 100) == answer.nodes_expanded
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "reason"),
+    [
+        ("algorithm", "rrt", "algorithm='rrt' refused: must be one of astar"),
+        ("robot_radius", -0.5, "robot_radius=-0.5 refused"),
+        ("occupied_threshold", 0, "occupied_threshold=0 refused: must be in 1..100"),
+        ("global_frame", "", "global_frame='' refused: must not be empty"),
+    ],
+)
+def test_bad_parameters_are_refused_with_reasons(planner, name, value, reason) -> None:
+    result = planner.set_parameter(name, value)
+    assert result.successful is False
+    assert reason in result.reason
+
+
+def test_robot_radius_change_rebuilds_the_grid(planner) -> None:
+    planner.publish_map(SPLIT)
+    near_wall = centre(SPLIT, (1, 1))
+    assert planner.request(near_wall, start=centre(SPLIT, (0, 1))).error_code == Codes.NONE
+    assert planner.set_parameter("robot_radius", 0.5).successful
+    try:
+        answer = planner.request(near_wall, start=centre(SPLIT, (0, 1)))
+    finally:
+        planner.set_parameter("robot_radius", 0.0)
+    assert answer.error_code == Codes.GOAL_OCCUPIED
+    assert "inflated" in answer.error_msg
+
+
+def test_unexpected_fault_is_unknown_and_the_node_keeps_serving(monkeypatch) -> None:
+    from grid_planner.nodes import planner_node
+    from grid_planner.nodes.planner_node import PlannerNode
+
+    with ros_client("fault_test") as client:
+        node = PlannerNode(namespace="/fault")
+        client.executor.add_node(node)
+        try:
+            harness = PlannerHarness(client, None, "/fault")
+            harness.map_pub.publish(map_to_msg(TUTORIAL, node.get_clock().now().to_msg()))
+            wait_until(lambda: node._snapshot() is not None, what="the map in-process")
+            real = planner_node.plan_world
+
+            def broken(*args, **kwargs):
+                raise RuntimeError("injected fault")
+
+            monkeypatch.setattr(planner_node, "plan_world", broken)
+            answer = harness.request(pose(9.5, 0.5), start=pose(0.5, 7.5))
+            assert answer.error_code == Codes.UNKNOWN
+            assert "injected fault" in answer.error_msg
+            monkeypatch.setattr(planner_node, "plan_world", real)
+            answer = harness.request(pose(9.5, 0.5), start=pose(0.5, 7.5))
+            assert answer.error_code == Codes.NONE and len(answer.path.poses) == 17
+        finally:
+            client.executor.remove_node(node)
+            node.destroy_node()
+
+
+def test_tutorial_map_file_is_the_tutorial_grid() -> None:
+    shipped = load_map(PROJECT_ROOT / "config" / "maps" / "tutorial_grid.yaml")
+    assert np.array_equal(shipped.data, TUTORIAL.data)
