@@ -2,7 +2,8 @@
 
 Each planner turns a scenario into a query in `prepare` (the per-map work: the project's
 PlanningGrid, the textbook's list of rows, scipy's sparse graph, ...; timed apart) and the query
-returns `(path length in steps, nodes expanded or None)`. Peers are optional: a planner whose
+returns `(path length in steps, nodes expanded or None, seconds of the search alone or None)`;
+the last is the project's own `elapsed`, which leaves out its API's per-query work. Peers are optional: a planner whose
 module is not importable is skipped with a note.
 """
 
@@ -17,7 +18,8 @@ import numpy as np
 import textbook
 from scenarios import GridScenario
 
-Query = Callable[[], tuple[int, int | None]]
+Answer = tuple[int, int | None, float | None]
+Query = Callable[[], Answer]
 
 # networkx and python-pathfinding build a Python object per cell; past this they take minutes.
 SMALL_MAP_CELLS = 512 * 512
@@ -61,9 +63,9 @@ def _project(algorithm: str) -> Callable[[GridScenario], Query]:
         occupancy = OccupancyMap(scenario.width, scenario.height, 0.05, values.reshape(-1))
         grid = PlanningGrid(occupancy)
 
-        def query() -> tuple[int, int | None]:
+        def query() -> Answer:
             found = plan(grid, scenario.start, scenario.goal, algorithm)
-            return found.length, found.nodes_expanded
+            return found.length, found.nodes_expanded, found.elapsed
 
         return query
 
@@ -86,9 +88,9 @@ def _textbook(search: Callable) -> Callable[[GridScenario], Query]:
         start = (scenario.start[1], scenario.start[0])
         goal = (scenario.goal[1], scenario.goal[0])
 
-        def query() -> tuple[int, int | None]:
+        def query() -> Answer:
             path, expanded = search(rows, start, goal)
-            return len(path) - 1, expanded
+            return len(path) - 1, expanded, None
 
         return query
 
@@ -115,15 +117,17 @@ def _scipy_bfs(scenario: GridScenario) -> Query:
     start = scenario.start[1] * width + scenario.start[0]
     goal = scenario.goal[1] * width + scenario.goal[0]
 
-    def query() -> tuple[int, int | None]:
+    def query() -> Answer:
         order, predecessors = breadth_first_order(
             graph, start, directed=True, return_predecessors=True
         )
+        if predecessors[goal] < 0:
+            raise RuntimeError("scipy found no path")
         steps, cell = 0, goal
         while cell != start:
             cell = predecessors[cell]
             steps += 1
-        return steps, int(order.size)
+        return steps, int(order.size), None
 
     return query
 
@@ -135,9 +139,9 @@ def _pyastar2d(scenario: GridScenario) -> Query:
     start = (scenario.start[1], scenario.start[0])
     goal = (scenario.goal[1], scenario.goal[0])
 
-    def query() -> tuple[int, int | None]:
+    def query() -> Answer:
         path = pyastar2d.astar_path(weights, start, goal, allow_diagonal=False)
-        return len(path) - 1, None
+        return len(path) - 1, None, None
 
     return query
 
@@ -151,9 +155,9 @@ def _networkx_astar(scenario: GridScenario) -> Query:
     start = (scenario.start[1], scenario.start[0])
     goal = (scenario.goal[1], scenario.goal[0])
 
-    def query() -> tuple[int, int | None]:
+    def query() -> Answer:
         path = nx.astar_path(graph, start, goal, heuristic=textbook.manhattan)
-        return len(path) - 1, None
+        return len(path) - 1, None, None
 
     return query
 
@@ -166,10 +170,10 @@ def _pathfinding_astar(scenario: GridScenario) -> Query:
     grid = Grid(matrix=(~scenario.blocked).astype(np.uint8).tolist())  # matrix[y][x], >0 free
     finder = AStarFinder(diagonal_movement=DiagonalMovement.never, time_limit=600)
 
-    def query() -> tuple[int, int | None]:
+    def query() -> Answer:
         grid.cleanup()
         path, runs = finder.find_path(grid.node(*scenario.start), grid.node(*scenario.goal), grid)
-        return len(path) - 1, runs
+        return len(path) - 1, runs, None
 
     return query
 

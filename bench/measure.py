@@ -5,11 +5,14 @@ Every planner runs in a worker subprocess of its own (the benchmark script start
 freed-but-kept heap) colours the next planner. Peak memory is the Linux resident-set
 high-water mark: `clear_refs` resets `VmHWM` to the current RSS, the measured code runs, and
 `VmHWM - VmRSS(before)` is the extra memory it needed at its peak, whatever allocated it
-(Python objects, NumPy arrays, numba-allocated buffers, C extensions).
+(Python objects, NumPy arrays, numba-allocated buffers, C extensions). `malloc_trim` runs
+first so that heap pages freed earlier in the worker cannot hide new allocations.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import json
 import os
 import platform
@@ -26,6 +29,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = REPO_ROOT / "bench" / "results"
 _STATUS = Path("/proc/self/status")
+_LIBC = ctypes.CDLL(ctypes.util.find_library("c"))
 
 
 def _status_kb(field: str) -> int:
@@ -43,6 +47,8 @@ class PeakMemory:
         self._before_kb = 0
 
     def __enter__(self) -> PeakMemory:
+        # Hand freed heap pages back first, or the body could reuse them unseen.
+        _LIBC.malloc_trim(0)
         Path("/proc/self/clear_refs").write_text("5")  # reset VmHWM to the current RSS
         self._before_kb = _status_kb("VmRSS")
         return self

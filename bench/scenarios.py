@@ -36,8 +36,8 @@ TILE_SIZE = 512
 TILE_MAP_SIZE = 4096
 # The query inside the tile: near these two points, far enough apart to matter, close enough
 # that A* expands well under 10,000 cells.
-TILE_START_NEAR = (176, 176)
-TILE_GOAL_NEAR = (336, 336)
+TILE_START_NEAR = (192, 192)
+TILE_GOAL_NEAR = (320, 320)
 
 
 @dataclass(frozen=True)
@@ -176,38 +176,35 @@ def perfect_maze(size: int, seed: int) -> GridScenario:
 
 
 def warehouse(size: int, seed: int) -> GridScenario:
-    """A warehouse floor: rows of 2-deep shelves along 3-wide aisles, cross aisles between
-    shelf runs, some of them blocked by pallets (seeded). Start and goal stand in aisles in
-    the middle of a shelf run, so the way out leads along the shelves first."""
+    """A warehouse floor: rows of 2-deep shelves along 3-wide aisles, 4-wide cross aisles
+    between shelf runs, a free margin all round. Start and goal stand in the middle of a
+    shelf run in an aisle whose end towards the other is closed, so each first walks away
+    from the other to get out. Their shelf runs are drawn by the seed (bottom-left and
+    top-right corners)."""
     rng = np.random.default_rng(seed)
-    margin, shelf_depth, aisle, shelf_length, cross = 8, 2, 3, 60, 4
+    margin, depth, aisle, run, cross = 8, 2, 3, 60, 4
+    period_y, period_x = depth + aisle, run + cross
     ys = np.arange(size)
     xs = np.arange(size)
-    inner_y = (ys >= margin) & (ys < size - margin)
-    inner_x = (xs >= margin) & (xs < size - margin)
-    shelf_row = inner_y & ((ys - margin) % (shelf_depth + aisle) < shelf_depth)
-    shelf_col = inner_x & ((xs - margin) % (shelf_length + cross) < shelf_length)
+    shelf_row = (ys >= margin) & (ys < size - margin) & ((ys - margin) % period_y < depth)
+    shelf_col = (xs >= margin) & (xs < size - margin) & ((xs - margin) % period_x < run)
     blocked = shelf_row[:, None] & shelf_col[None, :]
-    # Pallets close about a third of the cross-aisle gaps between two shelf rows.
-    gap_x = np.flatnonzero(inner_x & ~shelf_col)
-    period_x = shelf_length + cross
-    gap_starts = gap_x[(gap_x - margin) % period_x == shelf_length]
-    for y in np.flatnonzero(shelf_row & ((ys - margin) % (shelf_depth + aisle) == 0)):
-        closed = gap_starts[rng.random(gap_starts.size) < 1 / 3]
-        for x in closed:
-            blocked[y : y + shelf_depth, x : x + cross] = True
     blocked[[0, -1], :] = True
     blocked[:, [0, -1]] = True
-    aisle_y = margin + shelf_depth + 1  # middle row of the first aisle between shelf rows
-    top_aisle_y = aisle_y + ((size - 2 * margin) // (shelf_depth + aisle) - 2) * (
-        shelf_depth + aisle
-    )
-    start = (margin + shelf_length // 2, aisle_y)
-    goal = (margin + ((size - 2 * margin) // period_x - 1) * period_x + shelf_length // 2,
-            top_aisle_y)
-    for x, y in (start, goal):
-        if blocked[y, x]:
-            raise RuntimeError(f"warehouse generator put a shelf on query cell ({x}, {y})")
+    runs_x = (size - 2 * margin) // period_x
+    aisles_y = (size - 2 * margin) // period_y - 1
+    corner = 5  # start and goal runs are drawn from the 5 x 5 nearest each corner
+
+    def query_cell(run_index: int, aisle_index: int, closed_side: int) -> Cell:
+        x0 = margin + run_index * period_x
+        y0 = margin + aisle_index * period_y + depth  # first row of the aisle
+        wall_x = x0 + run if closed_side > 0 else x0 - 1
+        blocked[y0 : y0 + aisle, wall_x] = True
+        return (x0 + run // 2, y0 + 1)
+
+    start = query_cell(int(rng.integers(corner)), int(rng.integers(corner)), +1)
+    goal = query_cell(runs_x - 1 - int(rng.integers(corner)),
+                      aisles_y - 1 - int(rng.integers(corner)), -1)
     return GridScenario(
         f"warehouse{size}", f"{size}^2 warehouse, start and goal behind shelves", blocked,
         start, goal,

@@ -200,13 +200,16 @@ def test_obstacle_distance_is_exact_within_the_offset(height, width, max_offset,
     ).reshape(height, width)
     result = obstacle_distance2(obstacles, max_offset)
     points = np.argwhere(obstacles)
-    for y in range(height):
-        for x in range(width):
-            true = min(((x - px) ** 2 + (y - py) ** 2 for py, px in points), default=None)
-            if true is not None and true <= max_offset * max_offset:
-                assert result[y, x] == true
-            else:
-                assert result[y, x] > max_offset * max_offset
+    ys, xs = np.mgrid[0:height, 0:width]
+    if points.size:
+        true = np.min(
+            (ys[..., None] - points[:, 0]) ** 2 + (xs[..., None] - points[:, 1]) ** 2, axis=2
+        )
+    else:
+        true = np.full((height, width), np.iinfo(np.int64).max)
+    within = true <= max_offset * max_offset
+    np.testing.assert_array_equal(result[within], true[within])
+    assert np.all(result[~within] > max_offset * max_offset)
 
 
 def test_large_radius_on_a_real_sized_map_matches_a_disc_dilation():

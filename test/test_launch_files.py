@@ -126,3 +126,20 @@ def test_real_launch_description_builds() -> None:
         spec.loader.exec_module(module)
         description = module.generate_launch_description()
         assert description.entities
+
+
+def test_rviz_config_shows_map_plan_and_expanded_cells_with_the_right_qos() -> None:
+    rviz = yaml.safe_load((PROJECT_ROOT / "config" / "grid_planner.rviz").read_text())
+    manager = rviz["Visualization Manager"]
+    displays = {d["Topic"]["Value"]: d for d in manager["Displays"]}
+    assert set(displays) == {"/map", "/plan", "/expanded_cells"}
+    for topic in ("/map", "/expanded_cells"):
+        assert displays[topic]["Class"] == "rviz_default_plugins/Map"
+        # RViz defaults to volatile and would never see the latched map.
+        assert displays[topic]["Topic"]["Durability Policy"] == "Transient Local"
+        assert displays[topic]["Topic"]["Reliability Policy"] == "Reliable"
+    assert displays["/plan"]["Class"] == "rviz_default_plugins/Path"
+    tools = {t["Class"]: t.get("Topic", {}).get("Value") for t in manager["Tools"]}
+    assert tools["rviz_default_plugins/SetGoal"] == "/goal_pose"
+    assert tools["rviz_default_plugins/SetInitialPose"] == "/initialpose"
+    assert manager["Global Options"]["Fixed Frame"] == "map"

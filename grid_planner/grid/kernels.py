@@ -370,19 +370,20 @@ def dfs_kernel(
         cell = np.int64(stack_cell[size])
         came_from = stack_parent[size]
         depth = 0 if came_from < 0 else g[came_from] + 1
-        if stamp[cell] == closed and (depth_limit < 0 or depth >= g[cell]):
+        # Seen before in this query (>= base): skip, unless now reached shallower under a limit.
+        if stamp[cell] >= base and (depth_limit < 0 or depth >= g[cell]):
             continue
         parent[cell] = came_from
         g[cell] = depth
+        stamp[cell] = base
         if _is_target(cell, targets):
-            stamp[cell] = closed
             state[_FOUND] = cell
             status = STATUS_SOLVED
             break
-        stamp[cell] = closed
         if depth_limit >= 0 and depth >= depth_limit:
             pruned = 1
             continue
+        stamp[cell] = closed
         expanded += 1
         done += 1
         cx = cell % width
@@ -410,7 +411,7 @@ def dfs_kernel(
             if other != FREE_CLEARANCE and other <= own:
                 continue
             generated += 1
-            if stamp[nxt] == closed and (depth_limit < 0 or depth + 1 >= g[nxt]):
+            if stamp[nxt] >= base and (depth_limit < 0 or depth + 1 >= g[nxt]):
                 continue
             stack_cell[size] = nxt
             stack_parent[size] = cell
@@ -601,7 +602,8 @@ def run_search(
     stamp, g, parent = buffers.stamp, buffers.g, buffers.parent
     g[start] = 0
     parent[start] = -1
-    stamp[start] = base
+    if algorithm != "dfs":  # DFS marks a cell when it pops it, the others when they push it
+        stamp[start] = base
     state[_FRONTIER_END] = 1
     state[_GENERATED] = 1
     state[_MAX_FRONTIER] = 1

@@ -6,8 +6,9 @@ import math
 
 import numpy as np
 from builtin_interfaces.msg import Duration, Time
-from geometry_msgs.msg import Pose, PoseStamped, Quaternion
+from geometry_msgs.msg import Point, Pose, PoseStamped, Quaternion
 from nav_msgs.msg import OccupancyGrid, Path
+from std_msgs.msg import Header
 
 from grid_planner.grid.occupancy import OccupancyMap
 
@@ -71,11 +72,11 @@ def path_to_msg(
     """A Path through the world `points` ((n, 2) array), each pose facing the next one.
 
     The last pose takes `final_yaw`, or keeps the last segment's heading when it is None; a
-    one-point path has `final_yaw` (or 0).
+    one-point path has `final_yaw` (or 0). All poses share one Header object (same frame and
+    stamp), which rclpy serialises per pose like any other.
     """
-    path = Path()
-    path.header.frame_id = frame_id
-    path.header.stamp = stamp
+    header = Header(frame_id=frame_id, stamp=stamp)
+    path = Path(header=header)
     count = len(points)
     if count == 0:
         return path
@@ -87,21 +88,37 @@ def path_to_msg(
     if final_yaw is not None:
         headings[-1] = final_yaw
     half = headings / 2.0
-    qz, qw = np.sin(half), np.cos(half)
-    poses = []
-    for i in range(count):
-        pose = PoseStamped()
-        pose.header.frame_id = frame_id
-        pose.header.stamp = stamp
-        position = pose.pose.position
-        position.x = float(points[i, 0])
-        position.y = float(points[i, 1])
-        orientation = pose.pose.orientation
-        orientation.z = float(qz[i])
-        orientation.w = float(qw[i])
-        poses.append(pose)
-    path.poses = poses
+    path.poses = _stamped_poses(
+        header, points[:, 0].tolist(), points[:, 1].tolist(),
+        np.sin(half).tolist(), np.cos(half).tolist(),
+    )
     return path
+
+
+def _stamped_poses(
+    header: Header, xs: list[float], ys: list[float], qzs: list[float], qws: list[float]
+) -> list[PoseStamped]:
+    """PoseStamped messages for planar poses, built without the generated constructors.
+
+    The generated `__init__` of every nested message (Pose, Point, Quaternion) costs ~25 us a
+    pose, 100 ms for a 4,000-pose path; filling the messages' slots directly costs a tenth of
+    that. The slot names are those rosidl_generator_py has generated since ROS 2 Dashing, and
+    test_conversions checks the result equals the constructor-built messages.
+    """
+    new = object.__new__
+    poses = []
+    for x, y, qz, qw in zip(xs, ys, qzs, qws, strict=True):
+        position = new(Point)
+        position._check_fields, position._x, position._y, position._z = False, x, y, 0.0
+        orientation = new(Quaternion)
+        orientation._check_fields = False
+        orientation._x, orientation._y, orientation._z, orientation._w = 0.0, 0.0, qz, qw
+        pose = new(Pose)
+        pose._check_fields, pose._position, pose._orientation = False, position, orientation
+        stamped = new(PoseStamped)
+        stamped._check_fields, stamped._header, stamped._pose = False, header, pose
+        poses.append(stamped)
+    return poses
 
 
 def seconds_to_duration(seconds: float) -> Duration:

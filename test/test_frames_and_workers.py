@@ -1,0 +1,152 @@
+"""TF-based start poses with a stand-in buffer, the latest-job worker and the bounded group."""
+
+from __future__ import annotations
+
+import math
+import threading
+
+import pytest
+from geometry_msgs.msg import PoseStamped, TransformStamped
+
+from grid_planner.nodes.concurrency import BoundedCallbackGroup
+from grid_planner.nodes.conversions import quaternion_to_yaw, yaw_to_quaternion
+from grid_planner.nodes.frames import FrameError, FrameResolver
+from grid_planner.nodes.latest_job import Job, LatestJobWorker
+
+
+class StandInBuffer:
+    """tf2_ros.Buffer's lookup_transform over a fixed table of planar transforms."""
+
+    def __init__(self, transforms: dict[tuple[str, str], tuple[float, float, float]]) -> None:
+        self.transforms = transforms
+        self.lookups: list[tuple[str, str]] = []
+
+    def lookup_transform(self, target: str, source: str, time, timeout=None) -> TransformStamped:
+        self.lookups.append((target, source))
+        if (target, source) not in self.transforms:
+            raise LookupError(f'"{source}" passed to lookupTransform does not exist')
+        x, y, yaw = self.transforms[(target, source)]
+        msg = TransformStamped()
+        msg.header.frame_id, msg.child_frame_id = target, source
+        msg.transform.translation.x, msg.transform.translation.y = x, y
+        msg.transform.rotation = yaw_to_quaternion(yaw)
+        return msg
+
+
+def stamped(x: float, y: float, yaw: float, frame: str) -> PoseStamped:
+    msg = PoseStamped()
+    msg.header.frame_id = frame
+    msg.pose.position.x, msg.pose.position.y = x, y
+    msg.pose.orientation = yaw_to_quaternion(yaw)
+    return msg
+
+
+def test_robot_pose_comes_from_the_map_to_base_link_transform() -> None:
+    buffer = StandInBuffer({("map", "base_link"): (2.0, -1.0, math.pi / 2)})
+    robot = FrameResolver(buffer).robot_pose("map", "base_link", 0.3)
+    assert (robot.x, robot.y) == (2.0, -1.0)
+    assert math.isclose(robot.yaw, math.pi / 2)
+    assert buffer.lookups == [("map", "base_link")]
+
+
+def test_pose_in_odom_is_transformed_into_map() -> None:
+    buffer = StandInBuffer({("map", "odom"): (1.0, 1.0, math.pi / 2)})
+    pose = FrameResolver(buffer).to_global(stamped(1.0, 0.0, 0.0, "odom"), "map", 0.3)
+    assert math.isclose(pose.x, 1.0, abs_tol=1e-12) and math.isclose(pose.y, 2.0)
+    assert math.isclose(pose.yaw, math.pi / 2)
+
+
+def test_missing_transform_is_a_frame_error_naming_both_frames() -> None:
+    with pytest.raises(FrameError, match="no transform from 'odom' to 'map'"):
+        FrameResolver(StandInBuffer({})).to_global(stamped(0, 0, 0, "odom"), "map", 0.3)
+
+
+def test_without_tf_only_the_global_frame_is_accepted() -> None:
+    resolver = FrameResolver(None)
+    assert resolver.robot_pose("map", "base_link", 0.3) is None
+    assert resolver.to_global(stamped(1.0, 2.0, 0.5, "map"), "map", 0.3).y == 2.0
+    assert resolver.to_global(stamped(1.0, 2.0, 0.5, ""), "map", 0.3).x == 1.0
+    with pytest.raises(FrameError, match="no tf2_ros"):
+        resolver.to_global(stamped(1.0, 2.0, 0.5, "odom"), "map", 0.3)
+
+
+def test_planner_node_plans_from_the_tf_start() -> None:
+    from ros_harness import ros_client
+
+    from grid_planner.grid.occupancy import OccupancyMap
+    from grid_planner.nodes.conversions import map_to_msg
+    from grid_planner.nodes.planner_node import PlannerNode, PlanQuery
+
+    buffer = StandInBuffer({("map", "base_link"): (0.5, 0.5, 0.0)})
+    with ros_client("tf_test"):
+        node = PlannerNode(tf_buffer=buffer, namespace="/tf_start")
+        try:
+            occupancy = OccupancyMap.from_rows([[0] * 5] * 3)
+            node._on_map(map_to_msg(occupancy, node.get_clock().now().to_msg()))
+            answer = node.compute(PlanQuery(goal=stamped(4.5, 2.5, 0.0, "map")))
+        finally:
+            node.destroy_node()
+    assert answer.ok, answer.error_msg
+    first = answer.path.poses[0].pose.position
+    assert (first.x, first.y, len(answer.path.poses)) == (0.5, 0.5, 7)
+    assert ("map", "base_link") in buffer.lookups
+    assert math.isclose(quaternion_to_yaw(answer.path.poses[-1].pose.orientation), 0.0)
+
+
+def test_worker_delivers_only_the_latest_job_and_cancels_the_running_one() -> None:
+    worker = LatestJobWorker("test_worker")
+    started, release = threading.Event(), threading.Event()
+    delivered: list[str] = []
+    cancelled: list[bool] = []
+
+    def slow(cancel: threading.Event) -> str:
+        started.set()
+        release.wait(5.0)
+        cancelled.append(cancel.is_set())
+        return "slow"
+
+    done = threading.Event()
+
+    def deliver_last(result: str) -> None:
+        delivered.append(result)
+        done.set()
+
+    try:
+        worker.submit(Job(run=slow, deliver=delivered.append))
+        assert started.wait(5.0)
+        worker.submit(Job(run=lambda _c: "skipped", deliver=delivered.append))
+        worker.submit(Job(run=lambda _c: "latest", deliver=deliver_last))
+        release.set()
+        assert done.wait(5.0)
+    finally:
+        worker.stop()
+    assert delivered == ["latest"]
+    assert cancelled == [True]
+
+
+def test_worker_survives_a_failing_job() -> None:
+    worker = LatestJobWorker("test_worker")
+    done = threading.Event()
+    results: list[int] = []
+
+    def fail(_cancel):
+        raise RuntimeError("boom")
+
+    try:
+        worker.submit(Job(run=fail, deliver=results.append))
+        worker.submit(Job(run=lambda _c: 7, deliver=lambda r: (results.append(r), done.set())))
+        assert done.wait(5.0)
+    finally:
+        worker.stop()
+    assert results == [7]
+
+
+def test_bounded_group_admits_at_most_its_limit() -> None:
+    group = BoundedCallbackGroup(2)
+    entity = object()
+    assert group.beginning_execution(entity) and group.beginning_execution(entity)
+    assert not group.can_execute(entity) and not group.beginning_execution(entity)
+    group.ending_execution(entity)
+    assert group.can_execute(entity) and group.active == 1
+    with pytest.raises(ValueError, match="limit must be >= 1"):
+        BoundedCallbackGroup(0)
