@@ -1,4 +1,4 @@
-"""ament_python build of grid_planner: the Python package, its launch/config files and executables."""
+"""ament_python build of grid_planner: the package, its launch and config files, executables."""
 
 from glob import glob
 

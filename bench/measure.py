@@ -84,13 +84,16 @@ def median_or_none(values: list[float]) -> float | None:
     return statistics.median(values) if values else None
 
 
-def run_worker(script: Path, spec: dict, timeout_s: float) -> dict:
-    """Run `script --worker SPEC` in a fresh interpreter; its last stdout line is the JSON
-    answer. Failures come back as `{"error": ...}` instead of raising."""
+def run_worker(
+    script: Path, spec: dict, timeout_s: float, env: dict[str, str] | None = None
+) -> dict:
+    """Run `script --worker SPEC` in a fresh interpreter (environment plus `env`); its last
+    stdout line is the JSON answer. Failures come back as `{"error": ...}`, never raise."""
     command = [sys.executable, str(script), "--worker", json.dumps(spec)]
     try:
         done = subprocess.run(
-            command, capture_output=True, text=True, timeout=timeout_s, env=os.environ.copy()
+            command, capture_output=True, text=True, timeout=timeout_s,
+            env={**os.environ, **(env or {})},
         )
     except subprocess.TimeoutExpired:
         return {"error": f"worker timed out after {timeout_s:.0f} s"}
@@ -126,7 +129,8 @@ def _memory_gib() -> float | None:
 
 
 def machine_info() -> dict:
-    """What the numbers were measured on: CPU, cores, memory, OS, Python and key packages."""
+    """What the numbers were measured on: CPU, cores, memory, OS, Python, key packages, and
+    the load average (other work on the machine makes timings noisier)."""
     versions: dict[str, str | None] = {}
     for package in ("numpy", "numba", "scipy", "networkx", "pyastar2d", "pathfinding",
                     "slidingpuzzle"):
@@ -142,4 +146,5 @@ def machine_info() -> dict:
         "python": platform.python_version(),
         "packages": versions,
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        "load_average": [round(load, 2) for load in os.getloadavg()],
     }

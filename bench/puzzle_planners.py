@@ -60,8 +60,8 @@ def project_heuristics() -> list[str]:
     except ImportError:
         return []
     names = getattr(solver, "HEURISTIC_NAMES", None)
-    if names is None:
-        from grid_planner.puzzle.heuristics import HEURISTICS as names
+    if names is None:  # older solvers: the heuristics module's list
+        names = importlib.import_module("grid_planner.puzzle.heuristics").HEURISTICS
     return list(names)
 
 

@@ -127,7 +127,8 @@ def plan_png(
 ) -> tuple[int, int]:
     """Write the plan picture (see the module docstring) as a PNG; returns its (width, height)."""
     image = plan_image(grid, found, scale)
-    image.save(Path(path), format="PNG")
+    # Level 3 writes a 4096 x 4096 map about twice as fast as the default 6, 20% larger.
+    image.save(Path(path), format="PNG", compress_level=3)
     return image.size
 
 
@@ -243,17 +244,21 @@ def bar_chart_png(
     probe = ImageDraw.Draw(Image.new("RGB", (1, 1)))
 
     def text_width(text: str, which=font) -> int:
-        return int(math.ceil(probe.textlength(text, font=which)))
+        return math.ceil(probe.textlength(text, font=which))
 
     row_height, margin, bar_area = 24, 12, 520
     label_width = max([text_width(label) for label in labels] + [40]) + 12
     value_texts = [
-        f"{value:,.0f}" + (f"  {note}" if note else "") for value, note in zip(values, notes)
+        f"{value:,.0f}" + (f"  {note}" if note else "")
+        for value, note in zip(values, notes, strict=True)
     ]
     value_width = max([text_width(text) for text in value_texts] + [40]) + 12
     top = margin + (26 if title else 0)
     axis_height = 36
-    width = margin + label_width + bar_area + value_width + margin
+    width = max(
+        margin + label_width + bar_area + value_width + margin,
+        margin + text_width(title) + margin,
+    )
     height = top + row_height * max(1, len(labels)) + axis_height + margin
     image = Image.new("RGB", (width, height), (255, 255, 255))
     draw = ImageDraw.Draw(image)
@@ -283,7 +288,9 @@ def bar_chart_png(
         x = x_axis + share * bar_area
         draw.line((x, top - 4, x, y_axis), fill=(225, 225, 225))
         tick = f"{tick_value:,.0f}" if tick_value < 1e6 else f"1e{round(math.log10(tick_value))}"
-        draw.text((x - text_width(tick, small) / 2, y_axis + 4), tick, fill=(60, 60, 60), font=small)
+        draw.text(
+            (x - text_width(tick, small) / 2, y_axis + 4), tick, fill=(60, 60, 60), font=small
+        )
     scale_name = "log scale" if log_scale else "linear scale"
     caption = f"{value_name} ({scale_name})"
     draw.text(
@@ -293,7 +300,9 @@ def bar_chart_png(
         font=small,
     )
     colours = {"ok": BAR_RGB, "limit": BAR_LIMIT_RGB, "failed": BAR_FAILED_RGB}
-    for row, (label, value, text, kind) in enumerate(zip(labels, values, value_texts, kinds)):
+    for row, (label, value, text, kind) in enumerate(
+        zip(labels, values, value_texts, kinds, strict=True)
+    ):
         y = top + row * row_height
         draw.text((margin, y + 4), label, fill=(0, 0, 0), font=font)
         bar = extent(float(value)) * bar_area

@@ -6,13 +6,20 @@ without the production arrays, so the tests compare two independent implementati
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import deque
 
 import numpy as np
+import pytest
 from hypothesis import strategies as st
 
-from grid_planner.grid import OccupancyMap, PlanningGrid
+from grid_planner.grid import NUMBA_AVAILABLE, OccupancyMap, PlanningGrid
+
+# Without numba the compiled backend is absent: its tests skip and loops use the reference only.
+needs_numba = pytest.mark.skipif(not NUMBA_AVAILABLE, reason="numba is not installed")
+BACKENDS = ("numba", "reference") if NUMBA_AVAILABLE else ("reference",)
+BACKEND_PARAMS = (pytest.param("numba", marks=needs_numba), "reference")
 
 TUTORIAL_TEXT = """\
 0 0 0 0 0 0 0 1 0 0
@@ -105,7 +112,7 @@ def assert_valid_path(rules: BruteForceRules, cells, start, goal) -> None:
     """The path runs from start to goal in allowed 4-connected unit steps."""
     assert cells[0] == tuple(start)
     assert cells[-1] == tuple(goal)
-    for a, b in zip(cells, cells[1:], strict=False):
+    for a, b in itertools.pairwise(cells):
         assert abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1, (a, b)
         assert rules.can_step(a, b), (a, b)
 

@@ -98,11 +98,11 @@ def test_trinary_pixel_205_is_unknown_because_its_occupancy_is_just_above_free_t
     assert occupancy.data.tolist() == [0, -1, 100]
 
 
-def test_trinary_thresholds_are_strict_like_map_server(tmp_path):
-    # occupied_thresh 1.0: only occ > 1 would be occupied, so black is unknown (map_server does
-    # the same); free_thresh 0.0: nothing is free.
+def test_trinary_thresholds_are_inclusive(tmp_path):
+    # Black has occ exactly 1.0 and white exactly 0.0: with occupied_thresh 1.0 and free_thresh
+    # 0.0 inclusive comparisons make them occupied and free (strict ones would say unknown).
     occupancy = load_pixels(tmp_path, [[0, 255]], occupied_thresh="1.0", free_thresh="0.0")
-    assert occupancy.data.tolist() == [-1, -1]
+    assert occupancy.data.tolist() == [100, 0]
 
 
 def test_rows_are_flipped_and_origin_and_resolution_kept(tmp_path):
@@ -167,6 +167,13 @@ def test_grey_with_alpha_and_palette_images_load(tmp_path):
     assert load_map(write_yaml(tmp_path, image="p.png")).data.tolist() == [100, 0, -1]
 
 
+def test_a_16_bit_image_uses_its_values_as_quanta(tmp_path):
+    pixels = np.array([[0, 65535, 205 * 257, 254 * 257]], dtype=np.uint16)
+    Image.fromarray(pixels).save(tmp_path / "deep.png")
+    assert Image.open(tmp_path / "deep.png").mode.startswith("I")
+    assert load_map(write_yaml(tmp_path, image="deep.png")).data.tolist() == [100, 0, -1, 0]
+
+
 def test_a_bilevel_png_loads_as_black_occupied_white_free(tmp_path):
     Image.fromarray(np.array([[0, 255]], dtype=np.uint8)).convert("1").save(tmp_path / "bw.png")
     assert load_map(write_yaml(tmp_path, image="bw.png")).data.tolist() == [100, 0]
@@ -212,15 +219,17 @@ def test_load_image_map_rejects_bad_settings(tmp_path, kwargs, field):
 
 
 def test_load_image_map_reports_a_missing_file(tmp_path):
-    with pytest.raises(MapLoadError, match="nothing.png"):
+    with pytest.raises(MapLoadError, match=r"nothing\.png"):
         load_image_map(tmp_path / "nothing.png", 0.1)
 
 
 # --- malformed input --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("field", ["image", "resolution", "origin", "negate", "occupied_thresh",
-                                   "free_thresh"])  # fmt: skip
+REQUIRED_FIELDS = ["image", "resolution", "origin", "negate", "occupied_thresh", "free_thresh"]
+
+
+@pytest.mark.parametrize("field", REQUIRED_FIELDS)
 def test_a_missing_required_field_is_named(tmp_path, field):
     write_image(tmp_path, [[0]])
     overrides = {"image": None} if field == "image" else {field: None}

@@ -153,7 +153,10 @@ def test_inflation_uses_centre_distance_with_inclusive_radius():
     grid = PlanningGrid(OccupancyMap.from_rows(values, resolution=0.05), robot_radius=0.1)
     inflated = grid.inflated_mask.reshape(7, 7)
     expected = np.array(
-        [[(x - 3) ** 2 + (y - 3) ** 2 <= 4 and (x, y) != (3, 3) for x in range(7)] for y in range(7)]
+        [
+            [(x - 3) ** 2 + (y - 3) ** 2 <= 4 and (x, y) != (3, 3) for x in range(7)]
+            for y in range(7)
+        ]
     )
     np.testing.assert_array_equal(inflated, expected)
     # 0.15 m at 0.05 m/cell is 2.9999999999999996 cells in floating point: still 3 cells.

@@ -9,7 +9,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from grid_fixtures import BruteForceRules, assert_valid_path, build, tutorial_map
+from grid_fixtures import (
+    BACKEND_PARAMS,
+    BACKENDS,
+    BruteForceRules,
+    assert_valid_path,
+    build,
+    needs_numba,
+    tutorial_map,
+)
 from shared_data import shared_path
 
 from grid_planner.grid import (
@@ -26,19 +34,19 @@ from grid_planner.grid import (
     PlanningGrid,
     StartOccupied,
     StartOutsideMap,
+    kernels,
     load_map,
     plan,
     plan_world,
+    planner,
     search_grid,
     warm_up,
 )
-from grid_planner.grid import kernels, planner
 from grid_planner.grid.draw_maps import TUTORIAL_GOAL_CELL, TUTORIAL_START_CELL
 from grid_planner.grid.kernels import SearchBuffers, run_search
 from grid_planner.search import Budget, LimitKind, SearchStatus
 
 ALL = sorted(ALGORITHMS)
-BACKENDS = ("numba", "reference")
 
 
 def open_grid(width: int, height: int, **kwargs) -> PlanningGrid:
@@ -48,7 +56,7 @@ def open_grid(width: int, height: int, **kwargs) -> PlanningGrid:
 # --- the tutorial grid ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", BACKEND_PARAMS)
 @pytest.mark.parametrize("algorithm", ALL)
 def test_tutorial_grid_paths_are_valid_and_the_optimal_ones_have_16_steps(algorithm, backend):
     occupancy = tutorial_map()
@@ -80,6 +88,7 @@ def test_shipped_tutorial_yaml_gives_length_16():
     assert found.poses[-1].tolist() == [9.5, 0.5]
 
 
+@needs_numba
 def test_kernel_bfs_and_dfs_paths_are_identical_to_the_reference_ones():
     grid = PlanningGrid(tutorial_map())
     for algorithm in ("bfs", "dfs"):
@@ -134,7 +143,9 @@ def test_cells_outside_the_map_are_reported(start, goal, error, code):
 
 
 def test_world_points_outside_the_map_name_their_coordinates():
-    grid = PlanningGrid(OccupancyMap.from_rows(np.zeros((4, 4)), resolution=0.5, origin=(-1, -1, 0)))
+    grid = PlanningGrid(
+        OccupancyMap.from_rows(np.zeros((4, 4)), resolution=0.5, origin=(-1, -1, 0))
+    )
     with pytest.raises(StartOutsideMap, match=r"\(-1\.100, 0\.000\) m"):
         plan_world(grid, (-1.1, 0.0), (0.0, 0.0))
     with pytest.raises(GoalOutsideMap, match=r"\(1\.000, 0\.000\) m"):
@@ -186,9 +197,10 @@ def test_unreachable_goal_raises_no_valid_path_without_searching():
 
 
 def test_every_planner_error_is_a_planner_error():
-    for error in (InvalidPlanner, StartOutsideMap, GoalOutsideMap, StartOccupied, GoalOccupied,
-                  PlannerTimedOut, NoValidPathFound, PlannerCancelled):  # fmt: skip
-        assert issubclass(error, PlannerError)
+    errors = (InvalidPlanner, StartOutsideMap, GoalOutsideMap, StartOccupied, GoalOccupied)
+    errors += (PlannerTimedOut, NoValidPathFound, PlannerCancelled)
+    assert all(issubclass(error, PlannerError) for error in errors)
+    assert sorted(error.error_code for error in errors) == [200, 201, 203, 204, 205, 206, 207, 208]
 
 
 # --- goal tolerance ---------------------------------------------------------------------------
@@ -307,7 +319,7 @@ def test_a_start_in_a_corridor_narrower_than_the_robot_has_no_path():
 # --- budgets ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", BACKEND_PARAMS)
 @pytest.mark.parametrize("algorithm", ["astar", "bfs", "dfs", "dijkstra"])
 def test_node_budget_stops_the_search_with_no_valid_path(algorithm, backend):
     grid = open_grid(40, 40)
@@ -317,7 +329,7 @@ def test_node_budget_stops_the_search_with_no_valid_path(algorithm, backend):
     assert caught.value.nodes_expanded == 25
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", BACKEND_PARAMS)
 def test_expired_deadline_raises_planner_timed_out(backend):
     grid = open_grid(30, 30)
     with pytest.raises(PlannerTimedOut) as caught:
@@ -326,7 +338,7 @@ def test_expired_deadline_raises_planner_timed_out(backend):
     assert caught.value.result.limit is LimitKind.DEADLINE
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", BACKEND_PARAMS)
 def test_a_set_cancel_event_raises_planner_cancelled(backend):
     cancel = threading.Event()
     cancel.set()
@@ -348,13 +360,14 @@ class CancelAfter:
 
 def kernel_search(grid, algorithm, start, goal, **kwargs):
     buffers = grid.buffers
+    targets = np.array([goal], dtype=np.int64)
     with buffers.lock:
         return run_search(
-            algorithm, grid.clearance, grid.width, grid.height, buffers, start,
-            np.array([goal], dtype=np.int64), **kwargs,
-        )  # fmt: skip
+            algorithm, grid.clearance, grid.width, grid.height, buffers, start, targets, **kwargs
+        )
 
 
+@needs_numba
 @pytest.mark.parametrize("algorithm", ["astar", "bfs", "dfs", "dijkstra"])
 def test_cancel_is_seen_inside_a_running_kernel_between_chunks(algorithm):
     grid = open_grid(200, 200)
@@ -366,12 +379,13 @@ def test_cancel_is_seen_inside_a_running_kernel_between_chunks(algorithm):
     assert outcome.nodes_expanded == 150  # three chunks ran, the fourth check cancelled
 
 
+@needs_numba
 def test_deadline_is_seen_inside_a_running_kernel(monkeypatch):
     grid = open_grid(200, 200)
     ticks = iter(range(10_000))
     monkeypatch.setattr(kernels.time, "monotonic", lambda: float(next(ticks)))
-    outcome = kernel_search(grid, "bfs", 0, grid.cell_count - 1, budget=Budget(deadline=3.0),
-                            chunk=40)  # fmt: skip
+    budget = Budget(deadline=3.0)
+    outcome = kernel_search(grid, "bfs", 0, grid.cell_count - 1, budget=budget, chunk=40)
     assert outcome.limit is LimitKind.DEADLINE
     assert outcome.nodes_expanded == 120
 
@@ -409,6 +423,7 @@ def test_dfs_depth_limit_bounds_the_path_and_reports_the_limit():
 # --- buffers ----------------------------------------------------------------------------------
 
 
+@needs_numba
 def test_many_queries_on_shared_buffers_match_fresh_buffers():
     occupancy = load_map(shared_path("maps", "tb3_sandbox.yaml"))
     grid = PlanningGrid(occupancy, robot_radius=0.1)
@@ -419,12 +434,11 @@ def test_many_queries_on_shared_buffers_match_fresh_buffers():
     for algorithm in ("astar", "bfs", "dfs", "dijkstra"):
         for start, goal in pairs:
             targets = np.array([goal], dtype=np.int64)
+            arrays = (grid.clearance, grid.width, grid.height)
             with shared.lock:
-                reused = run_search(algorithm, grid.clearance, grid.width, grid.height, shared,
-                                    int(start), targets)  # fmt: skip
+                reused = run_search(algorithm, *arrays, shared, int(start), targets)
             fresh_buffers = SearchBuffers(grid.cell_count)
-            fresh = run_search(algorithm, grid.clearance, grid.width, grid.height, fresh_buffers,
-                               int(start), targets)  # fmt: skip
+            fresh = run_search(algorithm, *arrays, fresh_buffers, int(start), targets)
             assert reused.status == fresh.status
             assert reused.nodes_expanded == fresh.nodes_expanded
             assert reused.nodes_generated == fresh.nodes_generated
@@ -435,6 +449,7 @@ def test_many_queries_on_shared_buffers_match_fresh_buffers():
     assert shared.frontier_cell.shape[0] > 4  # the frontier grew on demand
 
 
+@needs_numba
 def test_generation_counter_wraps_around_safely():
     grid = PlanningGrid(tutorial_map())
     expected = plan(grid, (0, 7), (9, 0), "bfs")

@@ -8,7 +8,7 @@ rule from the SPEC text and its BFS gives the true shortest lengths.
 from __future__ import annotations
 
 import numpy as np
-from grid_fixtures import assert_valid_path, build, random_grids
+from grid_fixtures import BACKENDS, assert_valid_path, build, needs_numba, random_grids
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +22,7 @@ from grid_planner.grid import (
 )
 from grid_planner.search import SearchStatus
 
-SEARCHES = [(a, b) for a in ("astar", "bfs", "dfs", "dijkstra") for b in ("numba", "reference")]
+SEARCHES = [(a, b) for a in ("astar", "bfs", "dfs", "dijkstra") for b in BACKENDS]
 SEARCHES.append(("bidirectional_bfs", "reference"))
 
 
@@ -37,8 +37,9 @@ def test_every_search_matches_the_reference_bfs_without_any_pre_check(case):
     start_index = start[1] * rules.width + start[0]
     goal_index = goal[1] * rules.width + goal[0]
     for algorithm, backend in SEARCHES:
-        result, path, _, _ = search_grid(grid, start_index, [goal_index], algorithm,
-                                         backend=backend)  # fmt: skip
+        result, path, _, _ = search_grid(
+            grid, start_index, [goal_index], algorithm, backend=backend
+        )
         if goal not in distances:
             assert result.status is SearchStatus.NO_SOLUTION, (algorithm, backend)
             assert path is None
@@ -88,6 +89,7 @@ def test_plan_outcomes_match_the_spec_rules(case, window):
             if algorithm != "dfs":
                 assert found.length == distances[goal]
             continue
+
         # The reached cell is a nearest (Euclidean) reachable free cell of the window; A* and BFS
         # reach the one among those with the shortest path.
         def d2(cell):
@@ -110,9 +112,10 @@ def test_depth_limited_dfs_finds_a_path_exactly_when_one_fits_the_limit(case, li
     distances = rules.bfs_distances(start)
     start_index = start[1] * rules.width + start[0]
     goal_index = goal[1] * rules.width + goal[0]
-    for backend in ("numba", "reference"):
-        result, path, _, _ = search_grid(grid, start_index, [goal_index], "dfs",
-                                         depth_limit=limit, backend=backend)  # fmt: skip
+    for backend in BACKENDS:
+        result, path, _, _ = search_grid(
+            grid, start_index, [goal_index], "dfs", depth_limit=limit, backend=backend
+        )
         if goal in distances and distances[goal] <= limit:
             assert result.solved, backend
             cells = [(int(i) % rules.width, int(i) // rules.width) for i in path]
@@ -122,6 +125,7 @@ def test_depth_limited_dfs_finds_a_path_exactly_when_one_fits_the_limit(case, li
             assert not result.solved, backend
 
 
+@needs_numba
 @given(random_grids(max_side=10))
 @settings(max_examples=100, deadline=None)
 def test_unlimited_dfs_and_bfs_kernels_follow_the_reference_step_for_step(case):
@@ -132,10 +136,12 @@ def test_unlimited_dfs_and_bfs_kernels_follow_the_reference_step_for_step(case):
     start_index = start[1] * rules.width + start[0]
     targets = [goal[1] * rules.width + goal[0]]
     for algorithm in ("bfs", "dfs"):
-        fast, fast_path, fast_seen, _ = search_grid(grid, start_index, targets, algorithm,
-                                                    record_expanded=True, backend="numba")  # fmt: skip
-        slow, slow_path, slow_seen, _ = search_grid(grid, start_index, targets, algorithm,
-                                                    record_expanded=True, backend="reference")  # fmt: skip
+        fast, _, fast_seen, _ = search_grid(
+            grid, start_index, targets, algorithm, record_expanded=True, backend="numba"
+        )
+        slow, _, slow_seen, _ = search_grid(
+            grid, start_index, targets, algorithm, record_expanded=True, backend="reference"
+        )
         assert fast.status is slow.status
         assert fast.states == slow.states
         assert fast.nodes_expanded == slow.nodes_expanded

@@ -99,4 +99,4 @@ def test_latched_map_reaches_a_subscriber_that_starts_after_publication(tmp_path
 def test_planner_node_receives_the_map_with_the_spec_qos(tmp_path: Path) -> None:
     args = ["--ros-args", "-p", f"yaml_filename:={TUTORIAL_MAP}"]
     with running("map_publisher", args, tmp_path), running("planner_node", [], tmp_path) as planner:
-        planner.wait_for_output("map received")
+        planner.wait_for_output("map received in frame")

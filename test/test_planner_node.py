@@ -132,7 +132,7 @@ class PlannerHarness:
         self.map_pub.publish(map_to_msg(occupancy, self.client.node.get_clock().now().to_msg()))
         self.maps_sent += 1
         wait_until(
-            lambda: self.proc.output().count("map received") >= self.maps_sent,
+            lambda: self.proc.output().count("map received in frame") >= self.maps_sent,
             what="the planner to take the map",
         )
 

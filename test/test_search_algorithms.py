@@ -122,13 +122,23 @@ def test_start_equal_to_goal_is_a_one_state_path(algorithm):
     assert result.nodes_generated == 1
 
 
-@pytest.mark.parametrize("algorithm", ALL)
+@pytest.mark.parametrize("algorithm", [a for a in ALL if a is not idastar])
 def test_unreachable_goal_is_no_solution(algorithm):
     problem = GraphProblem(undirected([(0, 1), (1, 2), (2, 0), (5, 6)]), 0, 6)
     result = algorithm(problem)
     assert result.status is SearchStatus.NO_SOLUTION
     assert result.limit is None
     assert (result.states, result.actions, result.optimal) == ([], [], False)
+
+
+def test_idastar_proves_no_solution_only_where_paths_run_out():
+    # Acyclic: every path ends, so IDA* finishes with NO_SOLUTION.
+    edges = {0: [("a", 1, 1), ("b", 2, 1)], 1: [("c", 3, 1)], 2: [("d", 3, 1)]}
+    assert idastar(GraphProblem(edges, 0, 9)).status is SearchStatus.NO_SOLUTION
+    # Cyclic: a tree search can always go round once more, so only the budget ends it.
+    cyclic = GraphProblem(undirected([(0, 1), (1, 2), (2, 0), (5, 6)]), 0, 6)
+    result = idastar(cyclic, Budget(max_nodes=500))
+    assert (result.status, result.limit) == (SearchStatus.LIMIT_REACHED, LimitKind.MAX_NODES)
 
 
 @pytest.mark.parametrize("algorithm", [bfs, iddfs, bidirectional_bfs, astar, idastar,
@@ -341,8 +351,10 @@ def test_depth_limited_search_of_a_finite_graph_without_goal_is_no_solution():
 def test_depth_limit_zero_only_tests_the_start():
     problem = GraphProblem(undirected([(0, 1)]), 0, 1)
     result = dfs(problem, depth_limit=0)
+    # The start is expanded only to learn that the limit does hide something.
     assert (result.status, result.limit, result.nodes_expanded) == (
-        SearchStatus.LIMIT_REACHED, LimitKind.MAX_DEPTH, 0)
+        SearchStatus.LIMIT_REACHED, LimitKind.MAX_DEPTH, 1)
+    assert dfs(GraphProblem({}, 0, 1), depth_limit=0).status is SearchStatus.NO_SOLUTION
     assert dfs(problem, depth_limit=1).states == [0, 1]
 
 
@@ -356,8 +368,10 @@ def test_iddfs_returns_the_shallowest_solution_and_accumulates_counts():
     result = iddfs(problem)
     assert result.states == ["S", "X", "Y", "G"]
     assert result.optimal
-    # Passes at limits 0 (start only), 1 (S), 2 (S, A, X), 3 (S, A, B, X, Y -> G found).
-    assert result.nodes_expanded == 0 + 1 + 3 + 5
+    # Per pass, expanded states; "(X)" is a state at the limit expanded only to see whether
+    # the limit hides anything (just the first such state of a pass):
+    # limit 0: (S); 1: S, (A); 2: S, A, (B), X; 3: S, A, B, (X), X, Y -> G found.
+    assert result.nodes_expanded == 1 + 2 + 4 + 6
     assert result.max_frontier == 3
 
 

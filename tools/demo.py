@@ -16,8 +16,10 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import rclpy
 from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
 from grid_planner_interfaces.srv import SolvePuzzle
@@ -30,12 +32,20 @@ from grid_planner.nodes.conversions import msg_to_map
 from grid_planner.nodes.paths import config_file
 from grid_planner.nodes.qos import COMMAND_QOS, MAP_QOS, PLAN_QOS
 from grid_planner.puzzle import format_board, replay_boards
-from grid_planner.render import path_ascii, path_png
+from grid_planner.render import plan_ascii, plan_png
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "build" / "demo"
 HARD_BOARD = [8, 6, 7, 2, 5, 4, 3, 0, 1]
 SERVICES = ("/plan_path", "/compute_path", "/solve_puzzle", "/map_server/map")
+
+
+@dataclass(frozen=True)
+class ReceivedPlan:
+    """What the renderer reads of a plan, rebuilt from the `plan` and `expanded_cells` topics."""
+
+    indices: np.ndarray
+    expanded: np.ndarray | None
 
 
 def wait_for(condition, timeout: float, what: str) -> None:
@@ -52,7 +62,8 @@ def start_bringup(map_yaml: Path, log_path: Path) -> subprocess.Popen:
     bringup = Path(sys.executable).parent / "bringup"
     log = log_path.open("wb")
     return subprocess.Popen(
-        [str(bringup), "--map", str(map_yaml)], stdout=log, stderr=subprocess.STDOUT,
+        [str(bringup), "--map", str(map_yaml), "--ros-args", "-p", "publish_expanded:=true"],
+        stdout=log, stderr=subprocess.STDOUT,
         env=dict(os.environ, PYTHONUNBUFFERED="1"),
     )
 
@@ -81,8 +92,10 @@ def run_demo(node, map_yaml: Path) -> None:
     """Steps 2-4 against a running bringup."""
     maps: list[OccupancyGrid] = []
     plans: list[PathMsg] = []
+    expanded: list[OccupancyGrid] = []
     node.create_subscription(OccupancyGrid, "map", maps.append, MAP_QOS)
     node.create_subscription(PathMsg, "plan", plans.append, PLAN_QOS)
+    node.create_subscription(OccupancyGrid, "expanded_cells", expanded.append, MAP_QOS)
     initial_pub = node.create_publisher(PoseWithCovarianceStamped, "initialpose", COMMAND_QOS)
     goal_pub = node.create_publisher(PoseStamped, "goal_pose", COMMAND_QOS)
 
@@ -103,16 +116,19 @@ def run_demo(node, map_yaml: Path) -> None:
     initial_pub.publish(initial)
     goal_pub.publish(pose_msg(*goal_xy))
     print(f"[demo] start {start_xy} m (initialpose), RViz-style goal {goal_xy} m (goal_pose)")
-    wait_for(lambda: plans, 30, "a plan on 'plan'")
+    wait_for(lambda: plans and expanded, 30, "a plan on 'plan' and its expanded cells")
     path = plans[-1]
     cells = [occupancy.world_to_cell(p.pose.position.x, p.pose.position.y) for p in path.poses]
+    searched = np.flatnonzero(np.asarray(expanded[-1].data) == 100)
     print(f"[demo] plan received: {len(path.poses)} poses, {len(cells) - 1} steps "
-          f"(frame '{path.header.frame_id}')")
+          f"(frame '{path.header.frame_id}'), {searched.size} cells expanded")
+    received = ReceivedPlan(
+        indices=np.array([y * occupancy.width + x for x, y in cells]), expanded=searched
+    )
     grid = PlanningGrid(occupancy)
-    print(path_ascii(grid, cells))
-    OUTPUT.mkdir(parents=True, exist_ok=True)
+    print(plan_ascii(grid, received))
     png = OUTPUT / "plan.png"
-    path_png(grid, cells, png)
+    plan_png(grid, received, png)
     print(f"[demo] picture of the plan: {png.relative_to(ROOT)}")
 
     client = node.create_client(SolvePuzzle, "solve_puzzle")
@@ -127,7 +143,7 @@ def run_demo(node, map_yaml: Path) -> None:
     answer = future.result()
     if not answer.success:
         raise RuntimeError(f"solve_puzzle failed: {answer.message}")
-    print(f"[demo] solve_puzzle {HARD_BOARD}: {answer.message}; {answer.length} moves, "
+    print(f"[demo] solve_puzzle {HARD_BOARD} (A*, linear conflict): {answer.message}; "
           f"{answer.nodes_expanded} nodes expanded, {answer.planning_time * 1000:.0f} ms")
     print("[demo] moves of the blank: " + " ".join(answer.moves))
     boards = replay_boards(tuple(HARD_BOARD), list(answer.moves), 3)

@@ -24,7 +24,7 @@ from .errors import (
     StartOutsideMap,
     UnsupportedMapError,
 )
-from .kernels import NUMBA_AVAILABLE, warm_up
+from .kernels import NUMBA_AVAILABLE
 from .map_io import (
     MapMetadata,
     image_to_values,
@@ -46,6 +46,7 @@ from .planner import (
     plan_world,
     search_grid,
     tolerance_window_cells,
+    warm_up,
 )
 from .planning_grid import DEFAULT_OCCUPIED_THRESHOLD, PlanningGrid
 from .problem import GridProblem

@@ -16,6 +16,11 @@ cancel event between calls, grows the frontier and calls again. Budgets are ther
 inside compiled code without any callback into Python, with an overshoot of one chunk
 (CHUNK_EXPANSIONS expansions, about a millisecond).
 
+Counting follows `grid_planner.search`: `nodes_expanded` are cells whose neighbours were
+generated; `nodes_generated` every allowed neighbour produced, duplicates included, plus the
+start; `max_frontier` the peak heap (stale entries included), queue, or DFS stack (the
+reference DFS reports its path depth instead, as it keeps lazy iterators, not a stack).
+
 When numba cannot be imported `NUMBA_AVAILABLE` is False and the planner falls back to the
 reference algorithms of `grid_planner.search` (with a logged warning).
 """
@@ -499,9 +504,11 @@ class SearchBuffers:
 
     def __init__(self, cell_count: int, frontier_capacity: int = 1024) -> None:
         self.cell_count = cell_count
+        # Only `stamp` needs initialising (zeros: untouched); g and parent are read only for
+        # cells whose stamp says they were written in the current query.
         self.stamp = np.zeros(cell_count, dtype=np.int32)
-        self.g = np.zeros(cell_count, dtype=np.int32)
-        self.parent = np.full(cell_count, -1, dtype=np.int32)
+        self.g = np.empty(cell_count, dtype=np.int32)
+        self.parent = np.empty(cell_count, dtype=np.int32)
         self.frontier_key = np.empty(frontier_capacity, dtype=np.int64)
         self.frontier_cell = np.empty(frontier_capacity, dtype=np.int32)
         self.frontier_parent = np.empty(frontier_capacity, dtype=np.int32)
@@ -632,20 +639,52 @@ def run_search(
             max_expansions = min(chunk, budget.max_nodes - int(state[_EXPANDED]))
         if algorithm in ("astar", "dijkstra"):
             status = astar_kernel(
-                clearance, width, height, targets, target_x, target_y,
-                algorithm == "astar", stamp, g, parent, base,
-                buffers.frontier_key, buffers.frontier_cell, state, max_expansions,
-            )  # fmt: skip
+                clearance,
+                width,
+                height,
+                targets,
+                target_x,
+                target_y,
+                algorithm == "astar",
+                stamp,
+                g,
+                parent,
+                base,
+                buffers.frontier_key,
+                buffers.frontier_cell,
+                state,
+                max_expansions,
+            )
         elif algorithm == "bfs":
             status = bfs_kernel(
-                clearance, width, height, targets, stamp, g, parent, base,
-                buffers.frontier_cell, state, max_expansions,
-            )  # fmt: skip
+                clearance,
+                width,
+                height,
+                targets,
+                stamp,
+                g,
+                parent,
+                base,
+                buffers.frontier_cell,
+                state,
+                max_expansions,
+            )
         else:
             status = dfs_kernel(
-                clearance, width, height, targets, dfs_depth, stamp, g, parent, base,
-                buffers.frontier_cell, buffers.frontier_parent, state, max_expansions,
-            )  # fmt: skip
+                clearance,
+                width,
+                height,
+                targets,
+                dfs_depth,
+                stamp,
+                g,
+                parent,
+                base,
+                buffers.frontier_cell,
+                buffers.frontier_parent,
+                state,
+                max_expansions,
+            )
         if status == STATUS_GROW:
             if algorithm == "bfs":
                 head, tail = buffers.grow_frontier(
@@ -734,22 +773,3 @@ def warn_fallback_once() -> None:
             "numba is not importable: grid planning uses the pure-Python reference algorithms, "
             "which are much slower on large maps (pip install numba)"
         )
-
-
-def warm_up() -> float:
-    """Compile (or load from cache) every kernel on a tiny grid; returns the seconds it took."""
-    if not NUMBA_AVAILABLE:
-        warn_fallback_once()
-        return 0.0
-    began = time.perf_counter()
-    width = height = 4
-    clearance = np.full(width * height, FREE_CLEARANCE, dtype=np.int32)
-    clearance[5] = LETHAL_CLEARANCE
-    clearance[6] = 1
-    buffers = SearchBuffers(width * height, frontier_capacity=4)
-    targets = np.array([15], dtype=np.int64)
-    for algorithm in KERNEL_ALGORITHMS:
-        with buffers.lock:
-            run_search(algorithm, clearance, width, height, buffers, 0, targets, depth_limit=None)
-    label_components(clearance.reshape(height, width) == FREE_CLEARANCE)
-    return time.perf_counter() - began

@@ -8,9 +8,11 @@ The rules below are those of `nav2_map_server/src/map_io.cpp` (`loadMapYaml`,
   16-bit quanta (an 8-bit value `p` is the quantum `257 * p`, so a grey pixel has
   `shade = p / 255`).
 - `occ = shade` when `negate`, else `occ = 1 - shade`.
-- trinary (default): `occ > occupied_thresh` -> 100, else `occ < free_thresh` -> 0, else -1.
-  map_server compares strictly; the two rules differ only when `occ` equals a threshold
-  exactly. Pixel 205 gives occ = 0.19608 > free_thresh 0.196, so it is unknown.
+- trinary (default): `occ >= occupied_thresh` -> 100, else `occ <= free_thresh` -> 0, else -1.
+  The comparisons are inclusive, as the project's contract (SPEC, shared/maps/README.md) fixes;
+  nav2_map_server's source compares strictly, which differs only when `occ` equals a threshold
+  exactly (never for 8-bit pixels and the usual 0.65 / 0.196). Pixel 205 gives
+  occ = 0.19608 > free_thresh 0.196, so it is unknown.
 - scale: a pixel that is not fully opaque -> -1; then the trinary thresholds; in between,
   `rint((occ - free_thresh) / (occupied_thresh - free_thresh) * 100)` (round half to even),
   which can itself give 0 or 100 at the ends of the band.
@@ -228,8 +230,8 @@ def image_to_values(
         return values
 
     occ = shade if negate else 1.0 - shade
-    occupied = occupied_thresh < occ
-    free = ~occupied & (occ < free_thresh)
+    occupied = occ >= occupied_thresh
+    free = ~occupied & (occ <= free_thresh)
     values[occupied] = 100
     values[free] = 0
     if mode == "scale":

@@ -24,11 +24,13 @@ A plan runs in four steps, each with its own failure:
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from grid_planner import search
 from grid_planner.search.result import Budget, LimitKind, SearchResult, SearchStatus
 
 from .errors import (
@@ -42,6 +44,7 @@ from .errors import (
     StartOutsideMap,
 )
 from .kernels import NUMBA_AVAILABLE, SearchBuffers, run_search, warn_fallback_once
+from .occupancy import OccupancyMap
 from .planning_grid import PlanningGrid
 from .problem import GridProblem
 
@@ -323,13 +326,14 @@ def _effective_depth_limit(depth_limit: int | None, budget: Budget | None) -> in
     return min(limits) if limits else None
 
 
+_DIRECTION_NAMES = np.array(["east", "north", "west", "south"], dtype=object)
+
+
 def _actions(path: np.ndarray) -> list[str]:
-    """The direction names of the steps of a flat index path."""
+    """The direction names of the steps of a flat index path (shared str objects: cheap)."""
     steps = np.diff(path)
-    names = np.where(
-        steps == 1, "east", np.where(steps == -1, "west", np.where(steps > 0, "north", "south"))
-    )
-    return names.tolist()
+    codes = np.where(steps == 1, 0, np.where(steps == -1, 2, np.where(steps > 0, 1, 3)))
+    return _DIRECTION_NAMES[codes].tolist()
 
 
 def search_grid(
@@ -404,8 +408,6 @@ def _reference_search(
     budget: Budget | None,
     depth: int | None,
 ) -> tuple[SearchResult, list[int]]:
-    from grid_planner import search  # deferred: keeps `grid` importable on its own
-
     goals = [int(t) for t in targets]
     if info.name != "bidirectional_bfs":
         problem = GridProblem(grid, start, goals, record_expanded=True)
@@ -571,3 +573,23 @@ def plan_world(
             )
         cells.append((cx, cy))
     return plan(grid, cells[0], cells[1], algorithm, **options)  # type: ignore[arg-type]
+
+
+def warm_up() -> float:
+    """Compile (or load from numba's cache) every kernel; returns the seconds it took.
+
+    Plans on a tiny map with an obstacle, an inflated band and a tolerance, through exactly the
+    code path and argument types of real plans, so the first real plan pays no compile time.
+    Without numba it only logs the fallback warning.
+    """
+    if not NUMBA_AVAILABLE:
+        warn_fallback_once()
+        return 0.0
+    began = time.perf_counter()
+    values = [[0, 0, 0, 0], [0, 100, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]
+    grid = PlanningGrid(OccupancyMap.from_rows(values), robot_radius=1.0)
+    budget = Budget(max_nodes=1000, deadline=time.monotonic() + 60.0)
+    for info in ALGORITHMS.values():
+        if info.compiled:
+            plan(grid, (0, 0), (3, 3), info.name, budget=budget, tolerance_cells=1)
+    return time.perf_counter() - began

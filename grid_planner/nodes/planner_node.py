@@ -22,7 +22,7 @@ from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallb
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
-from grid_planner.grid import kernels
+from grid_planner.grid import NUMBA_AVAILABLE, warm_up
 from grid_planner.grid.errors import PlannerCancelled, PlannerError, UnsupportedMapError
 from grid_planner.grid.planner import ALGORITHMS, MAX_SANE_PATH_POSES, GridPlan, plan_world
 from grid_planner.grid.planning_grid import PlanningGrid
@@ -98,7 +98,7 @@ class PlannerNode(Node):
         self._frames = FrameResolver(tf_buffer)
         self._worker = LatestJobWorker("goal_planner")
 
-        warm_seconds = kernels.warm_up()
+        warm_seconds = warm_up()
         state = MutuallyExclusiveCallbackGroup()
         services = ReentrantCallbackGroup()
         self.create_subscription(
@@ -125,7 +125,7 @@ class PlannerNode(Node):
         self.create_service(
             ComputePath, "compute_path", self._on_compute_path, callback_group=services
         )
-        backend = "numba" if kernels.NUMBA_AVAILABLE else "reference (no numba)"
+        backend = "numba" if NUMBA_AVAILABLE else "reference (no numba)"
         tf_state = "from TF" if self._frames.buffer is not None else "no tf2_ros"
         self.get_logger().info(
             f"ready: algorithm {self._param('algorithm')}, global frame "

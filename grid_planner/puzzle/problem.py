@@ -4,8 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from .board import MOVES, OPPOSITE, BoardLike, neighbour_table, parse_board, parse_goal
-from .heuristics import HEURISTICS, InvalidRequestError, tables_for
+from .board import (
+    MOVES,
+    OPPOSITE,
+    BoardLike,
+    InvalidRequestError,
+    neighbour_table,
+    parse_board,
+    parse_goal,
+)
+from .heuristics import HEURISTICS, tables_for
 
 
 class PuzzleProblem:

@@ -5,8 +5,9 @@ Each algorithm is a plain function `algorithm(problem, budget=None, ...) -> Sear
 
 How every algorithm counts, so that results compare like with like:
 
-- `nodes_generated`: every state a search produces, duplicates included, plus the start (and,
-  for bidirectional BFS, the goal). Iterative-deepening searches count every pass again,
+- `nodes_generated`: every state a search produces, duplicates included (IDA* leaves out the
+  step that undoes the last one, as Korf counts), plus the start (and, for bidirectional BFS,
+  the goal). Iterative-deepening searches count every pass again,
   except the start, which counts once (Korf's convention for IDA*).
 - `nodes_expanded`: states whose successors were asked for ("expanded" = its successors were
   generated); the budget's `max_nodes` bounds this number.

@@ -119,7 +119,9 @@ def idastar(problem: SearchProblem, budget: Budget | None = None) -> SearchResul
     Memory is O(depth): an explicit stack (no recursion, so depth 80 on a 15-puzzle is fine).
     No state memory beyond the path: a child equal to its grandparent (undoing the last step)
     is skipped, other cycles are re-explored. Successors are tried in the order the problem
-    yields them. Optimal for an admissible heuristic and positive costs. `nodes_generated`
+    yields them. Optimal for an admissible heuristic and positive costs. Being a tree search,
+    it proves NO_SOLUTION only when no path is left to extend; on a graph with cycles an
+    unreachable goal keeps it deepening until the budget stops it. `nodes_generated`
     counts every child produced except the undo step, pruned or not, on every pass, plus the
     start once: Korf's (1985) convention, whose 15-puzzle counts this reproduces exactly with
     his move order; `nodes_expanded` counts the start on every pass. `max_frontier` is the

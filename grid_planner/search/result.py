@@ -32,6 +32,8 @@ class Budget:
     `deadline` is a `time.monotonic()` instant (a steady clock: simulated time may pause).
     `max_nodes` bounds the nodes expanded (and so the memory a graph search holds).
     `cancel` is set by another thread (a ROS callback) to stop the search early.
+    `max_depth` bounds the path length of the depth-first searches (dfs, iddfs); the others
+    ignore it.
     """
 
     max_nodes: int | None = None

@@ -79,8 +79,10 @@ def _depth_first_pass(problem: SearchProblem, check, limit: int | None, expanded
     stack itself and memory for the frontier is O(depth). Without a limit every seen state is
     skipped (plain graph DFS). With a limit a state is entered again only when reached at a
     shallower depth than before: it then has more depth left to explore, so remembering states
-    can never hide a solution within the limit. `expanded` is the count so far (IDDFS passes
-    accumulate it), so node budgets span passes.
+    can never hide a solution within the limit. A state at the limit counts as a cut only if
+    it has a successor not seen shallower (checked until the first cut), so "cut" means a
+    solution may really lie deeper. `expanded` is the count so far (IDDFS passes accumulate
+    it), so node budgets span passes.
     """
     result = _Pass()
     is_goal = problem.is_goal
@@ -101,16 +103,32 @@ def _depth_first_pass(problem: SearchProblem, check, limit: int | None, expanded
     if is_goal(start):
         result.states = states
         return done("solved")
-    if limit == 0:
-        return done("cut")
+    best_depth = {start: 0}
+    limited = limit is not None
+    cut = False
+
+    def cuts_below(state, depth) -> bool:
+        """Whether `state`, at the limit, has a successor that the limit really hides.
+
+        A successor already seen at depth <= depth + 1 would be skipped anyway, so a state
+        whose successors are all such is no cut: that keeps NO_SOLUTION exact on graphs that
+        lie within the limit. Called only until the first real cut, so it costs little.
+        """
+        nonlocal generated
+        for _action, child, _cost in successors(state):
+            generated += 1
+            seen_at = best_depth.get(child)
+            if seen_at is None or seen_at > depth + 1:
+                return True
+        return False
+
     stop = check(expanded)
     if stop is not None:
         return done(stop)
     expanded += 1
+    if limit == 0:
+        return done("cut" if cuts_below(start, 0) else "exhausted")
     iterators = [iter(successors(start))]
-    best_depth = {start: 0}
-    limited = limit is not None
-    cut = False
     while iterators:
         entry = next(iterators[-1], None)
         if entry is None:
@@ -136,7 +154,12 @@ def _depth_first_pass(problem: SearchProblem, check, limit: int | None, expanded
             result.cost = sum(costs) + step_cost
             return done("solved")
         if limited and depth >= limit:
-            cut = True
+            if not cut:
+                stop = check(expanded)
+                if stop is not None:
+                    return done(stop)
+                expanded += 1
+                cut = cuts_below(child, depth)
             continue
         stop = check(expanded)
         if stop is not None:

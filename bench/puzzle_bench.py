@@ -1,0 +1,252 @@
+"""Sliding-puzzle benchmark: the project's solver beside a textbook A* and a peer.
+
+Run from the repository root: `python bench/puzzle_bench.py [--quick] [--json PATH]` prints
+progress; `bench/run_all.py` runs it together with the grid benchmark and writes the
+reports. Each solver x board set runs in its own worker process: one solve of a one-move
+board first (it builds whatever tables the solver makes once, timed apart as `setup_s`), then
+the set, with peak memory measured over the set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import puzzle_sets
+from measure import PeakMemory, median_or_none, run_worker, timed, worker_reply
+from puzzle_planners import (
+    SLIDINGPUZZLE,
+    TEXTBOOK,
+    best_project_heuristic,
+    eight_puzzle_solvers,
+    is_pattern_database,
+    project_solver,
+    solver_from_spec,
+)
+
+SEED = 2024
+RANDOM_COUNT = 200
+QUICK_RANDOM_COUNT = 20
+HARDEST_REPEATS = 3
+# The peer builds a NumPy array per node (seconds per hard board): it gets a subset.
+PEER_RANDOM_COUNT = 50
+QUICK_KORF_COUNT = 3
+WORKER_TIMEOUT_S = 1800.0
+
+
+def _one_move_board(side: int) -> tuple[int, ...]:
+    """The goal with its last two cells swapped: solved by one move."""
+    count = side * side
+    return (*range(1, count - 1), 0, count - 1)
+
+
+# --- the worker -------------------------------------------------------------------------------
+
+
+def worker(spec: dict) -> dict:
+    """Solve `spec["boards"]` with one solver (in this fresh process) and measure it.
+
+    `budget_s` limits each solve (the project's solver only); once `total_s` seconds have
+    been spent the remaining boards are left out (reported as not attempted).
+    """
+    solve = solver_from_spec(spec["solver"]).make(spec.get("budget_s"))
+    boards = [tuple(board) for board in spec["boards"]]
+    setup_s, _ = timed(lambda: solve(_one_move_board(round(len(boards[0]) ** 0.5))))
+    total_s = spec.get("total_s")
+    repeats = spec.get("repeats", 1)
+    results: list[dict] = []
+    spent = 0.0
+    with PeakMemory() as memory:
+        for board in boards:
+            if total_s is not None and spent >= total_s:
+                results.append({"attempted": False})
+                continue
+            samples = []
+            for _ in range(repeats):
+                seconds, (length, expanded) = timed(lambda board=board: solve(board))
+                samples.append(seconds)
+            spent += sum(samples)
+            results.append({"attempted": True, "length": length, "expanded": expanded,
+                            "seconds": statistics.median(samples)})
+    return {"setup_s": setup_s, "boards": results, "peak_mb": memory.megabytes}
+
+
+# --- summaries --------------------------------------------------------------------------------
+
+
+def _summary(name: str, kind: str, answer: dict, reference: list[int | None]) -> dict:
+    """One table row: totals over the attempted boards and lengths checked against
+    `reference` (the known optimum per board, None where unknown)."""
+    row: dict = {"solver": name, "kind": kind}
+    if "error" in answer:
+        return {**row, "error": answer["error"]}
+    boards = answer["boards"]
+    attempted = [b for b in boards if b["attempted"]]
+    solved = [b for b in attempted if b["length"] is not None]
+    times = [b["seconds"] for b in attempted]
+    wrong = [
+        i for i, (b, known) in enumerate(zip(boards, reference, strict=True))
+        if b["attempted"] and b["length"] is not None and known is not None
+        and b["length"] != known
+    ]
+    expanded = [b["expanded"] for b in attempted if b["expanded"] is not None]
+    return {
+        **row,
+        "boards": len(boards),
+        "attempted": len(attempted),
+        "solved": len(solved),
+        "wrong_length": len(wrong),
+        "total_s": sum(times),
+        "median_s": median_or_none(times),
+        "max_s": max(times, default=None),
+        "expanded_total": sum(expanded) if expanded else None,
+        "setup_s": answer["setup_s"],
+        "peak_mb": answer["peak_mb"],
+        "process_peak_mb": answer.get("process_peak_mb"),
+        "per_board": boards,
+    }
+
+
+def _add_ratios(rows: list[dict]) -> None:
+    """Each row's speed-up over the textbook on the same boards (sum of per-board times)."""
+    textbook = next((r for r in rows if r["solver"] == TEXTBOOK.name and "error" not in r), None)
+    if textbook is None:
+        return
+    for row in rows:
+        if "per_board" not in row or row["attempted"] == 0:
+            continue
+        same = sum(
+            ref["seconds"]
+            for ref, own in zip(textbook["per_board"], row["per_board"], strict=False)
+            if own["attempted"]
+        )
+        row["speedup_vs_textbook"] = same / row["total_s"] if row["total_s"] else None
+
+
+def _run_set(title: str, boards: list, known: list | None, solvers: list, log, **spec) -> dict:
+    """Every solver on `boards`; lengths are checked against `known` (the optimal lengths),
+    or, where those are not known in advance, against the textbook A*'s (optimal too)."""
+    answers = []
+    for solver in solvers:
+        missing = solver.missing()
+        if missing:
+            answers.append((solver, None, f"skipped: {missing}"))
+            log(f"  {title:<10} {solver.name:<34} skipped: {missing}")
+            continue
+        subset = boards[:PEER_RANDOM_COUNT] if solver is SLIDINGPUZZLE else boards
+        answer = run_worker(
+            Path(__file__), {"solver": solver.spec(), "boards": subset, **spec},
+            WORKER_TIMEOUT_S,
+        )
+        note = f"first {len(subset)} boards only (the peer is slow)" if subset != boards else ""
+        answers.append((solver, answer, note))
+        log(f"  {title:<10} {solver.name:<34} " + (answer.get("error") or "done"))
+    if known is None:
+        textbook = next((a for s, a, _ in answers if s is TEXTBOOK and a and "error" not in a),
+                        None)
+        known = ([b["length"] for b in textbook["boards"]] if textbook
+                 else [None] * len(boards))
+    rows = []
+    for solver, answer, note in answers:
+        row = {"solver": solver.name, "kind": solver.kind}
+        if answer is not None:
+            row = _summary(solver.name, solver.kind, answer, known[: len(answer.get("boards", []))])
+        if note:
+            row["note"] = note
+        rows.append(row)
+    _add_ratios(rows)
+    disagreements = [
+        f"{title}: {row['solver']} found a different length than the optimum on "
+        f"{row['wrong_length']} board(s)"
+        for row in rows if row.get("wrong_length")
+    ]
+    for line in disagreements:
+        log(f"!!! {line}")
+    return {"title": title, "boards": len(boards), "rows": rows,
+            "length_disagreements": disagreements}
+
+
+def _korf(quick: bool, budget_s: float, total_s: float, log) -> dict:
+    """Korf's 100 with the project's IDA* and its strongest heuristic, easiest first."""
+    instances = sorted(puzzle_sets.korf_100(), key=lambda k: k.ida_md_nodes)
+    if quick:
+        instances = instances[:QUICK_KORF_COUNT]
+    heuristic = best_project_heuristic()
+    solver = project_solver("idastar", heuristic)
+    result = {"heuristic": heuristic, "pattern_database": is_pattern_database(heuristic),
+              "budget_s": budget_s, "total_cap_s": total_s, "order": "easiest first "
+              "(by Korf's IDA*-Manhattan node counts)",
+              "instances": [k.number for k in instances]}
+    missing = solver.missing()
+    if missing:
+        log(f"  korf100    skipped: {missing}")
+        return {**result, "note": f"skipped: {missing}"}
+    answer = run_worker(
+        Path(__file__),
+        {"solver": solver.spec(), "boards": [k.board for k in instances], "budget_s": budget_s,
+         "total_s": total_s},
+        total_s + budget_s + WORKER_TIMEOUT_S,
+    )
+    row = _summary(solver.name, solver.kind, answer, [k.optimal_length for k in instances])
+    if "error" in row:
+        log(f"  korf100    ERROR {row['error']}")
+        return {**result, **row}
+    for instance, board in zip(instances, row["per_board"], strict=True):
+        board.update(number=instance.number, optimal=instance.optimal_length)
+    row["optimal_solved"] = row["solved"] - row["wrong_length"]
+    log(f"  korf100    {solver.name}: {row['optimal_solved']}/{len(instances)} at the optimal "
+        f"length, {row['attempted']} attempted, {row['total_s']:.1f} s")
+    return {**result, **row}
+
+
+def run(quick: bool, korf_budget_s: float, korf_total_s: float, log=print) -> dict:
+    """Run the puzzle benchmark; returns its JSON-ready results."""
+    began = time.perf_counter()
+    solvers = eight_puzzle_solvers()
+    hardest = list(puzzle_sets.HARDEST_8)
+    random_count = QUICK_RANDOM_COUNT if quick else RANDOM_COUNT
+    boards = puzzle_sets.random_8_puzzles(random_count, SEED)
+    sets = [
+        _run_set("hardest31", hardest, [puzzle_sets.HARDEST_LENGTH] * len(hardest), solvers,
+                 log, repeats=HARDEST_REPEATS),
+        _run_set(f"random{random_count}", boards, None, solvers, log),
+    ]
+    korf = _korf(quick, korf_budget_s, korf_total_s, log)
+    return {"sets": sets, "korf100": korf, "seed": SEED, "seconds": time.perf_counter() - began}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: `--quick`, Korf budgets; `--worker SPEC` is internal."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    parser.add_argument("--json", metavar="PATH", help="also write the results here")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        worker_reply(worker(json.loads(args.worker)))
+        return 0
+    results = run(args.quick, args.korf_budget, args.korf_total,
+                  log=lambda line: print(line, file=sys.stderr))
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+    return 1 if any(s["length_disagreements"] for s in results["sets"]) else 0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options shared with `run_all.py`."""
+    parser.add_argument("--quick", action="store_true",
+                        help=f"{QUICK_RANDOM_COUNT} random boards, {QUICK_KORF_COUNT} Korf "
+                        "instances (seconds)")
+    parser.add_argument("--korf-budget", type=float, default=10.0, metavar="S",
+                        help="time limit per Korf instance (default 10 s)")
+    parser.add_argument("--korf-total", type=float, default=300.0, metavar="S",
+                        help="stop attempting Korf instances after this many seconds "
+                        "(default 300 s)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

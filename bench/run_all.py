@@ -1,0 +1,85 @@
+"""Run every benchmark (grid, then puzzles), judge the targets, write the reports.
+
+`make bench` runs this from the repository root. A full run writes
+`bench/results/latest.json` and `docs/benchmarks.md`; `--quick` (a small subset, for checking
+the scripts in well under a minute) writes `bench/results/quick.json` and
+`bench/results/quick.md` instead. The exit status is 1 when planners disagree on a path
+length, 0 otherwise: targets are reported, not enforced (benchmarks are not tests).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+import grid_bench
+import puzzle_bench
+import report
+from grid_planners import PLANNERS
+from measure import REPO_ROOT, RESULTS_DIR, machine_info
+from puzzle_planners import eight_puzzle_solvers
+
+
+def _log(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _notes() -> list[str]:
+    """Which optional peers this run had to leave out."""
+    notes = [f"grid peer {p.name} skipped: {p.missing()}" for p in PLANNERS.values()
+             if p.kind == "peer" and p.missing()]
+    notes += [f"puzzle peer {s.name} skipped: {s.missing()}" for s in eight_puzzle_solvers()
+              if s.kind == "peer" and s.missing()]
+    if notes:
+        notes.append("install the peers with `.venv/bin/pip install -r bench/requirements.txt`")
+    return notes
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run everything; see the module docstring for what is written where."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    puzzle_bench.add_arguments(parser)
+    args = parser.parse_args(argv)
+    began = time.perf_counter()
+    _log("grid benchmark" + (" (quick)" if args.quick else ""))
+    grid = grid_bench.run(args.quick, log=_log)
+    _log("puzzle benchmark" + (" (quick)" if args.quick else ""))
+    puzzle = puzzle_bench.run(args.quick, args.korf_budget, args.korf_total, log=_log)
+    disagreements = grid["length_disagreements"] + [
+        line for puzzle_set in puzzle["sets"] for line in puzzle_set["length_disagreements"]
+    ]
+    korf = puzzle["korf100"]
+    if korf.get("wrong_length"):
+        disagreements.append(f"korf100: {korf['wrong_length']} instance(s) solved at a length "
+                             "other than the published optimum")
+    results = {
+        "meta": {"machine": machine_info(), "quick": args.quick,
+                 "seconds": time.perf_counter() - began},
+        "targets": report.targets(grid, puzzle),
+        "length_disagreements": disagreements,
+        "notes": _notes(),
+        "grid": grid,
+        "puzzle": puzzle,
+    }
+    stem = "quick" if args.quick else "latest"
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    (RESULTS_DIR / f"{stem}.json").write_text(json.dumps(results, indent=2) + "\n")
+    text = report.markdown(results)
+    markdown_path = RESULTS_DIR / "quick.md" if args.quick else REPO_ROOT / "docs" / "benchmarks.md"
+    markdown_path.parent.mkdir(parents=True, exist_ok=True)
+    markdown_path.write_text(text)
+    for target in results["targets"]:
+        _log(f"{target['status']:<4}  {target['name']}: {target['measured']} "
+             f"(target {target['target']})")
+    for line in disagreements:
+        _log(f"!!! LENGTH DISAGREEMENT: {line}")
+    _log(f"wrote {markdown_path.relative_to(REPO_ROOT)} and "
+         f"{(RESULTS_DIR / f'{stem}.json').relative_to(REPO_ROOT)} in "
+         f"{results['meta']['seconds']:.0f} s")
+    return 1 if disagreements else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,166 @@
+"""Budgets: node limits, deadlines and cancellation end every search with the right LimitKind."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+import grid_planner.search.result as result_module
+from grid_planner.search import (
+    CLOCK_CHECK_INTERVAL,
+    Budget,
+    LimitKind,
+    SearchStatus,
+    astar,
+    bfs,
+    bidirectional_bfs,
+    dfs,
+    idastar,
+    iddfs,
+    uniform_cost,
+)
+
+ALL = [bfs, dfs, iddfs, bidirectional_bfs, astar, idastar, uniform_cost]
+
+
+class OpenPlane:
+    """4-connected integer lattice points packed as ints; the goal is far beyond any budget.
+
+    `on_expand` is called with the number of expansions so far (to cancel mid-search).
+    """
+
+    unit_cost = True
+    SIDE = 1 << 20
+
+    def __init__(self, goal=(10_000, 10_000), on_expand=None):
+        self.start_point = (0, 0)
+        self.goal_point = goal
+        self.expansions = 0
+        self.on_expand = on_expand
+
+    def pack(self, x, y):
+        return (y + self.SIDE // 2) * self.SIDE + (x + self.SIDE // 2)
+
+    def unpack(self, state):
+        y, x = divmod(state, self.SIDE)
+        return x - self.SIDE // 2, y - self.SIDE // 2
+
+    @property
+    def start(self):
+        return self.pack(*self.start_point)
+
+    @property
+    def goal(self):
+        return self.pack(*self.goal_point)
+
+    def is_goal(self, state):
+        return state == self.goal
+
+    def successors(self, state):
+        self.expansions += 1
+        if self.on_expand is not None:
+            self.on_expand(self.expansions)
+        x, y = self.unpack(state)
+        return [(d, self.pack(x + dx, y + dy), 1)
+                for d, dx, dy in (("E", 1, 0), ("N", 0, 1), ("W", -1, 0), ("S", 0, -1))]
+
+    predecessors = successors
+
+    def heuristic(self, state):
+        x, y = self.unpack(state)
+        gx, gy = self.goal_point
+        return abs(gx - x) + abs(gy - y)
+
+
+@pytest.mark.parametrize("algorithm", ALL)
+@pytest.mark.parametrize("max_nodes", [0, 1, 300])
+def test_max_nodes_stops_after_exactly_that_many_expansions(algorithm, max_nodes):
+    result = algorithm(OpenPlane(), Budget(max_nodes=max_nodes))
+    assert result.status is SearchStatus.LIMIT_REACHED
+    assert result.limit is LimitKind.MAX_NODES
+    assert result.nodes_expanded == max_nodes
+    assert (result.states, result.actions, result.optimal) == ([], [], False)
+
+
+@pytest.mark.parametrize("algorithm", ALL)
+def test_cancel_already_set_stops_before_the_first_expansion(algorithm):
+    cancel = threading.Event()
+    cancel.set()
+    result = algorithm(OpenPlane(), Budget(cancel=cancel))
+    assert (result.status, result.limit) == (SearchStatus.LIMIT_REACHED, LimitKind.CANCELLED)
+    assert result.nodes_expanded == 0
+
+
+@pytest.mark.parametrize("algorithm", ALL)
+def test_deadline_in_the_past_stops_before_the_first_expansion(algorithm):
+    result = algorithm(OpenPlane(), Budget(deadline=time.monotonic() - 1.0))
+    assert (result.status, result.limit) == (SearchStatus.LIMIT_REACHED, LimitKind.DEADLINE)
+    assert result.nodes_expanded == 0
+
+
+@pytest.mark.parametrize("algorithm", ALL)
+def test_cancel_set_during_the_search_is_seen_at_the_next_clock_check(algorithm):
+    cancel = threading.Event()
+
+    def cancel_at_1000(expansions):
+        if expansions == 1000:
+            cancel.set()
+
+    result = algorithm(OpenPlane(on_expand=cancel_at_1000), Budget(cancel=cancel))
+    assert result.limit is LimitKind.CANCELLED
+    # Set during expansion 1000; seen at the next multiple of the check interval.
+    assert result.nodes_expanded == -(-1000 // CLOCK_CHECK_INTERVAL) * CLOCK_CHECK_INTERVAL
+
+
+@pytest.mark.parametrize("algorithm", [bfs, astar, idastar, dfs])
+def test_clock_is_read_once_at_start_then_once_per_interval(algorithm, monkeypatch):
+    reads = []
+    real_monotonic = time.monotonic
+
+    def counting_monotonic():
+        reads.append(1)
+        return real_monotonic()
+
+    budget = Budget(max_nodes=5 * CLOCK_CHECK_INTERVAL + 7, deadline=real_monotonic() + 3600)
+    monkeypatch.setattr(result_module.time, "monotonic", counting_monotonic)
+    result = algorithm(OpenPlane(), budget)
+    assert result.limit is LimitKind.MAX_NODES
+    assert len(reads) == 6  # before expansions 0, 256, 512, 768, 1024 and 1280
+
+
+def test_deadline_ends_a_search_that_would_otherwise_run_for_hours():
+    result = bfs(OpenPlane(), Budget.from_timeout(0.2))
+    assert (result.status, result.limit) == (SearchStatus.LIMIT_REACHED, LimitKind.DEADLINE)
+    assert result.nodes_expanded % CLOCK_CHECK_INTERVAL == 0  # stopped at a clock check
+
+
+def test_unlimited_budget_still_solves():
+    problem = OpenPlane(goal=(3, -2))
+    for algorithm in ALL:
+        result = algorithm(problem, Budget(), **({"depth_limit": 5} if algorithm is dfs else {}))
+        assert result.status is SearchStatus.SOLVED
+        assert result.states[-1] == problem.goal
+    assert astar(problem).length == 5
+
+
+def test_budget_exceeded_reports_nodes_then_cancel_then_deadline():
+    cancel = threading.Event()
+    budget = Budget(max_nodes=10, deadline=time.monotonic() - 1, cancel=cancel)
+    assert budget.exceeded(10) is LimitKind.MAX_NODES
+    assert budget.exceeded(9) is LimitKind.DEADLINE
+    cancel.set()
+    assert budget.exceeded(9) is LimitKind.CANCELLED
+    assert Budget().exceeded(10**9) is None
+    assert Budget().clocked is False
+    assert Budget.from_timeout(1.0).clocked is True
+
+
+def test_depth_limit_from_budget_applies_to_dfs_and_iddfs():
+    problem = OpenPlane(goal=(4, 0))
+    for algorithm in (dfs, iddfs):
+        result = algorithm(problem, Budget(max_depth=3))
+        assert (result.status, result.limit) == (SearchStatus.LIMIT_REACHED,
+                                                 LimitKind.MAX_DEPTH)
+    assert iddfs(problem, Budget(max_depth=4)).length == 4
