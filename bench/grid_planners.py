@@ -42,7 +42,7 @@ class GridPlanner:
         """Why this planner cannot run here (None when it can)."""
         try:
             found = importlib.util.find_spec(self.module) is not None
-        except ModuleNotFoundError:
+        except ImportError:  # a parent package that fails to import
             found = False
         return None if found else f"{self.module} is not importable"
 

@@ -84,24 +84,35 @@ def median_or_none(values: list[float]) -> float | None:
     return statistics.median(values) if values else None
 
 
-def run_worker(
-    script: Path, spec: dict, timeout_s: float, env: dict[str, str] | None = None
+def run_json(
+    script: Path, args: list[str], timeout_s: float, env: dict[str, str] | None = None
 ) -> dict:
-    """Run `script --worker SPEC` in a fresh interpreter (environment plus `env`); its last
-    stdout line is the JSON answer. Failures come back as `{"error": ...}`, never raise."""
-    command = [sys.executable, str(script), "--worker", json.dumps(spec)]
+    """Run `script ARGS` in a fresh interpreter (environment plus `env`); its last stdout line
+    is its JSON answer. Failures come back as `{"error": ...}`, never raise."""
+    command = [sys.executable, str(script), *args]
     try:
         done = subprocess.run(
             command, capture_output=True, text=True, timeout=timeout_s,
             env={**os.environ, **(env or {})},
         )
     except subprocess.TimeoutExpired:
-        return {"error": f"worker timed out after {timeout_s:.0f} s"}
+        return {"error": f"{script.name} timed out after {timeout_s:.0f} s"}
     lines = done.stdout.strip().splitlines()
-    if done.returncode != 0 or not lines:
+    try:
+        answer = json.loads(lines[-1]) if lines else None
+    except json.JSONDecodeError:
+        answer = None
+    if not isinstance(answer, dict) or (done.returncode != 0 and "error" not in answer):
         tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
-        return {"error": f"worker exited {done.returncode}: {' | '.join(tail)}"}
-    return json.loads(lines[-1])
+        return {"error": f"{script.name} exited {done.returncode}: {' | '.join(tail)}"}
+    return answer
+
+
+def run_worker(
+    script: Path, spec: dict, timeout_s: float, env: dict[str, str] | None = None
+) -> dict:
+    """`run_json(script, ["--worker", SPEC])`: one measurement in a fresh process."""
+    return run_json(script, ["--worker", json.dumps(spec)], timeout_s, env)
 
 
 def worker_reply(answer: dict) -> None:

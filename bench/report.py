@@ -75,8 +75,9 @@ def _tile_target(grid_rows: list[dict]) -> dict:
 
 
 def best_project_row(puzzle_set: dict) -> dict | None:
-    """The fastest project configuration of a puzzle set (by total time)."""
-    rows = [r for r in puzzle_set["rows"] if r["kind"] == "project" and r.get("total_s")]
+    """The fastest project configuration (by total time) that solved every board optimally."""
+    rows = [r for r in puzzle_set["rows"] if r["kind"] == "project" and r.get("total_s")
+            and r["solved"] == r["boards"] and not r["wrong_length"]]
     return min(rows, key=lambda r: r["total_s"], default=None)
 
 
@@ -107,7 +108,16 @@ def _korf_target(korf: dict) -> dict:
     return _verdict(name, target, passed, measured)
 
 
-def targets(grid: dict, puzzle: dict) -> list[dict]:
+def _ros_row(ros: dict) -> dict:
+    name, target = "over-ROS overhead", "measured by bench/ros_overhead.py"
+    if "cases" not in ros:
+        return _verdict(name, target, None, ros.get("error") or ros.get("note", "not run"))
+    measured = "; ".join(f"{case['case']}: +{case['overhead_ms']:.1f} ms"
+                         for case in ros["cases"])
+    return _verdict(name, target, None, measured + " (no target given to this suite)")
+
+
+def targets(grid: dict, puzzle: dict, ros: dict) -> list[dict]:
     """Every target of the issue with its verdict from this run's numbers."""
     rows = grid["rows"]
     return [
@@ -117,8 +127,7 @@ def targets(grid: dict, puzzle: dict) -> list[dict]:
         _tile_target(rows),
         _puzzle8_target(puzzle),
         _korf_target(puzzle["korf100"]),
-        _verdict("over-ROS overhead", "service round trip vs in-process solve", None,
-                 "not measured here (would be bench/ros_overhead.py; not written)"),
+        _ros_row(ros),
     ]
 
 
@@ -196,12 +205,12 @@ def _puzzle_section(puzzle: dict) -> list[str]:
     out = ["## Sliding puzzles", ""]
     header = ["solver", "boards", "total s", "median ms", "max ms", "setup s", "expanded",
               "solved", "wrong length", "peak MB", "speed vs textbook"]
-    titles = {"hardest31": "The two 31-move 8-puzzles (median of "
-              "3 solves each)"}
     for puzzle_set in puzzle["sets"]:
-        title = titles.get(puzzle_set["title"],
-                           f"{puzzle_set['boards']} random solvable 8-puzzles (seed "
-                           f"{puzzle['seed']}), one solve each")
+        solves = (f"median of {puzzle_set['repeats']} solves each" if puzzle_set["repeats"] > 1
+                  else "one solve each")
+        title = (f"The two 31-move 8-puzzles ({solves})" if puzzle_set["title"] == "hardest31"
+                 else f"{puzzle_set['boards']} random solvable 8-puzzles (seed "
+                 f"{puzzle['seed']}, {solves})")
         out += [f"### {title}", ""]
         lines, notes = [], []
         for row in puzzle_set["rows"]:
@@ -228,8 +237,7 @@ def _korf_section(korf: dict) -> list[str]:
         return [*out, f"Not run: {korf.get('error') or korf.get('note')}", ""]
     boards = korf["per_board"]
     unsolved = [b["number"] for b in boards if b["attempted"] and b["length"] is None]
-    wrong = [b["number"] for b in boards if b["length"] is not None
-             and b["length"] != b["optimal"]]
+    wrong = [b["number"] for b in boards if b.get("length") not in (None, b["optimal"])]
     skipped = [b["number"] for b in boards if not b["attempted"]]
     pdb = "a pattern database" if korf["pattern_database"] else "no pattern database yet"
     out += [
@@ -252,6 +260,23 @@ def _korf_section(korf: dict) -> list[str]:
     return out
 
 
+def _ros_section(ros: dict) -> list[str]:
+    out = ["## Over ROS", ""]
+    if "cases" not in ros:
+        return [*out, f"Not measured: {ros.get('error') or ros.get('note')}.", ""]
+    out += [f"`bench/ros_overhead.py` starts `map_publisher` (TurtleBot3 map), `planner_node` and "
+            f"`puzzle_node` from the venv on a private DDS domain and times {ros['calls']} "
+            "service calls per case from a client node (median, after one untimed call) "
+            "against the same call in-process; the baseline rows are a `get_parameters` "
+            "round trip, the cost of a call that does no work.", ""]
+    out += _table(
+        ["case", "round trip ms", "in-process ms", "node's planning_time ms", "overhead ms"],
+        [[case["case"], f"{case['round_trip_ms']:.2f}", f"{case['in_process_ms']:.2f}",
+          f"{case['node_planning_time_ms']:.2f}", f"{case['overhead_ms']:.2f}"]
+         for case in ros["cases"]])
+    return [*out, ""]
+
+
 def markdown(results: dict) -> str:
     """The whole report as Markdown."""
     meta = results["meta"]
@@ -269,7 +294,10 @@ def markdown(results: dict) -> str:
         "",
         f"- Machine: {machine['cpu']}, {machine['cores']} cores, {machine['memory_gib']} GiB; "
         f"{machine['os']}; Python {machine['python']}; {packages}"
-        + (f"; not installed: {', '.join(missing)}" if missing else "") + ".",
+        + (f"; not installed: {', '.join(missing)}" if missing else "") + ". Load average "
+        f"(1 min) {meta['load_average_start']} at the start and "
+        f"{machine['load_average'][0]} at the end: the machine is shared, and other work on "
+        "its 2 cores slows whichever planner it overlaps, so ratios carry that noise.",
         "- One run, one process per domain script, and every planner (or solver) on every "
         "map (or board set) in a worker subprocess of its own, so each is measured alone.",
         "- Grid times are of one query through the planner's public call (`plan(grid, start, "
@@ -309,6 +337,7 @@ def markdown(results: dict) -> str:
     out += [""]
     out += _grid_section(results["grid"])
     out += _puzzle_section(results["puzzle"])
+    out += _ros_section(results["ros"])
     if results["notes"]:
         out += ["## Notes", ""] + [f"- {note}" for note in results["notes"]] + [""]
     return "\n".join(out)

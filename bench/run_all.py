@@ -3,14 +3,16 @@
 `make bench` runs this from the repository root. A full run writes
 `bench/results/latest.json` and `docs/benchmarks.md`; `--quick` (a small subset, for checking
 the scripts in well under a minute) writes `bench/results/quick.json` and
-`bench/results/quick.md` instead. The exit status is 1 when planners disagree on a path
-length, 0 otherwise: targets are reported, not enforced (benchmarks are not tests).
+`bench/results/quick.md` instead, and skips the over-ROS measurement. The exit status is 1
+when planners disagree on a path length, 0 otherwise: targets are reported, not enforced
+(benchmarks are not tests).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -18,8 +20,11 @@ import grid_bench
 import puzzle_bench
 import report
 from grid_planners import PLANNERS
-from measure import REPO_ROOT, RESULTS_DIR, machine_info
+from measure import REPO_ROOT, RESULTS_DIR, machine_info, run_json
 from puzzle_planners import eight_puzzle_solvers
+
+BENCH_DIR = REPO_ROOT / "bench"
+ROS_TIMEOUT_S = 300.0
 
 
 def _log(line: str) -> None:
@@ -33,7 +38,7 @@ def _notes() -> list[str]:
     notes += [f"puzzle peer {s.name} skipped: {s.missing()}" for s in eight_puzzle_solvers()
               if s.kind == "peer" and s.missing()]
     if notes:
-        notes.append("install the peers with `.venv/bin/pip install -r bench/requirements.txt`")
+        notes.append("bench/requirements.txt says how to install the peers")
     return notes
 
 
@@ -43,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     puzzle_bench.add_arguments(parser)
     args = parser.parse_args(argv)
     began = time.perf_counter()
+    load_average_start = round(os.getloadavg()[0], 2)
     _log("grid benchmark" + (" (quick)" if args.quick else ""))
     grid = grid_bench.run(args.quick, log=_log)
     _log("puzzle benchmark" + (" (quick)" if args.quick else ""))
@@ -50,18 +56,26 @@ def main(argv: list[str] | None = None) -> int:
     disagreements = grid["length_disagreements"] + [
         line for puzzle_set in puzzle["sets"] for line in puzzle_set["length_disagreements"]
     ]
+    if args.quick:
+        ros = {"note": "not run with --quick"}
+    else:
+        _log("over-ROS overhead (bench/ros_overhead.py)")
+        ros = run_json(BENCH_DIR / "ros_overhead.py", [], ROS_TIMEOUT_S)
+        _log(f"  {ros.get('error') or 'done'}")
     korf = puzzle["korf100"]
     if korf.get("wrong_length"):
         disagreements.append(f"korf100: {korf['wrong_length']} instance(s) solved at a length "
                              "other than the published optimum")
     results = {
         "meta": {"machine": machine_info(), "quick": args.quick,
+                 "load_average_start": load_average_start,
                  "seconds": time.perf_counter() - began},
-        "targets": report.targets(grid, puzzle),
+        "targets": report.targets(grid, puzzle, ros),
         "length_disagreements": disagreements,
         "notes": _notes(),
         "grid": grid,
         "puzzle": puzzle,
+        "ros": ros,
     }
     stem = "quick" if args.quick else "latest"
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)

@@ -161,6 +161,20 @@ class PlannerHarness:
         request = SetParameters.Request(parameters=[ParameterMsg(name=name, value=pv)])
         return self.client.call(self.set_params, request).results[0]
 
+    def wait_for_plan_between(self, start: tuple, goal: tuple, after: int) -> PathMsg:
+        """The first plan published after plan number `after` that runs from start to goal."""
+
+        def ends(path: PathMsg) -> tuple:
+            first, last = path.poses[0].pose.position, path.poses[-1].pose.position
+            return (first.x, first.y), (last.x, last.y)
+
+        def matching() -> list[PathMsg]:
+            with self._lock:
+                return [p for p in self.plans[after:] if p.poses and ends(p) == (start, goal)]
+
+        wait_until(lambda: matching(), what=f"a plan from {start} to {goal}")
+        return matching()[0]
+
     def wait_for_plans(self, count: int) -> PathMsg:
         wait_until(lambda: len(self.plans) >= count, what=f"{count} plans on 'plan'")
         with self._lock:
@@ -255,6 +269,7 @@ def test_compute_path_error_codes(planner, start, goal, fields, code, message) -
     ],
 )
 def test_non_finite_poses_are_invalid_pose(planner, bad, role) -> None:
+    planner.publish_map(TUTORIAL)
     good = centre(TUTORIAL, (0, 7))
     if bad == "zero-quaternion":
         bad = pose(1.5, 1.5)
@@ -268,6 +283,7 @@ def test_non_finite_poses_are_invalid_pose(planner, bad, role) -> None:
 
 
 def test_pose_in_another_frame_is_tf_error(planner) -> None:
+    planner.publish_map(TUTORIAL)
     answer = planner.request(pose(1.5, 1.5, frame="odom"), start=centre(TUTORIAL, (0, 7)))
     assert answer.error_code == Codes.TF_ERROR
     assert "frame 'odom'" in answer.error_msg
@@ -370,11 +386,12 @@ def test_new_map_replans_the_active_goal(planner) -> None:
     planner.set_start(0.5, 7.5)
     before = len(planner.plans)
     planner.goal_pub.publish(pose(9.5, 0.5))
-    first = planner.wait_for_plans(before + 1)
+    first = planner.wait_for_plan_between((0.5, 7.5), (9.5, 0.5), before)
     assert len(first.poses) == 17
     opened = OccupancyMap.from_rows(np.zeros((8, 10)), resolution=1.0)
+    before = len(planner.plans)
     planner.publish_map(opened)
-    second = planner.wait_for_plans(before + 2)
+    second = planner.wait_for_plan_between((0.5, 7.5), (9.5, 0.5), before)
     assert len(second.poses) == 17  # still 9 + 7 steps, now through open space
     assert_valid_path(second, opened, (0, 7), (9, 0))
     assert [p.pose.position.x for p in second.poses] != [p.pose.position.x for p in first.poses]
@@ -453,3 +470,23 @@ def test_unexpected_fault_is_unknown_and_the_node_keeps_serving(monkeypatch) -> 
 def test_tutorial_map_file_is_the_tutorial_grid() -> None:
     shipped = load_map(PROJECT_ROOT / "config" / "maps" / "tutorial_grid.yaml")
     assert np.array_equal(shipped.data, TUTORIAL.data)
+
+
+def test_map_in_another_frame_is_refused_and_the_old_map_stays(planner) -> None:
+    planner.publish_map(TUTORIAL)
+    odom_map = OccupancyMap.from_rows(np.zeros((3, 3)), frame_id="odom")
+    planner.map_pub.publish(map_to_msg(odom_map, planner.client.node.get_clock().now().to_msg()))
+    planner.proc.wait_for_output("map refused: its frame 'odom' is not the global frame 'map'")
+    answer = planner.request(centre(TUTORIAL, (9, 0)), start=centre(TUTORIAL, (0, 7)))
+    assert (answer.error_code, len(answer.path.poses)) == (Codes.NONE, 17)
+
+
+def test_rotated_map_origin_is_planned_in_world_coordinates(planner) -> None:
+    rotated = OccupancyMap.from_rows(
+        np.array(TUTORIAL_ROWS) * 100, resolution=0.5, origin=(2.0, -1.0, math.pi / 2)
+    )
+    planner.publish_map(rotated)
+    answer = planner.request(centre(rotated, (9, 0)), start=centre(rotated, (0, 7)))
+    assert answer.error_code == Codes.NONE, answer.error_msg
+    assert_valid_path(answer.path, rotated, (0, 7), (9, 0))
+    assert answer.path_length == 8.0  # 16 steps of 0.5 m
