@@ -9,7 +9,7 @@ from nav_msgs.srv import GetMap
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 
-from grid_planner.grid.errors import MapLoadError, UnsupportedMapError
+from grid_planner.grid.errors import MapLoadError
 from grid_planner.grid.map_io import load_map
 from grid_planner.nodes.conversions import map_to_msg
 from grid_planner.nodes.qos import MAP_QOS
@@ -37,7 +37,7 @@ class MapPublisher(Node):
         frame_id = self.get_parameter("frame_id").value
         topic = self.get_parameter("topic_name").value
         if not yaml_filename:
-            raise MapLoadError("map_publisher: parameter yaml_filename is empty: name a map YAML")
+            raise MapLoadError("parameter yaml_filename is empty: name a map_server YAML file")
         occupancy = load_map(yaml_filename, frame_id=frame_id)
         self._msg = map_to_msg(occupancy, self.get_clock().now().to_msg())
         self._publisher = self.create_publisher(OccupancyGrid, topic, MAP_QOS)
@@ -60,11 +60,7 @@ def main(args: list[str] | None = None) -> int:
     """Entry point of the `map_publisher` console script."""
     from grid_planner.nodes.runtime import spin_nodes
 
-    try:
-        return spin_nodes([MapPublisher], num_threads=2, args=args)
-    except (MapLoadError, UnsupportedMapError) as error:
-        print(f"map_publisher: {error}", file=sys.stderr)
-        return 1
+    return spin_nodes([MapPublisher], num_threads=2, args=args)
 
 
 if __name__ == "__main__":

@@ -109,11 +109,7 @@ def main(args: list[str] | None = None) -> int:
     """Entry point of the `puzzle_node` console script."""
     from grid_planner.nodes.runtime import spin_nodes
 
-    try:
-        return spin_nodes([PuzzleNode], num_threads=4, args=args)
-    except ValueError as error:
-        print(f"puzzle_node: {error}", file=sys.stderr)
-        return 1
+    return spin_nodes([PuzzleNode], num_threads=4, args=args)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import rclpy
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
@@ -20,14 +21,22 @@ def spin_nodes(
 
     rclpy's default signal handlers turn SIGINT and SIGTERM into a context shutdown, which ends
     the spin with KeyboardInterrupt or ExternalShutdownException; both are a clean stop, also
-    while the nodes are still being created. `ready_message` is logged once all nodes exist.
+    while the nodes are still being created. A node refusing its configuration (a ValueError:
+    a bad parameter value, a map that does not load) prints one line and exits with 1.
+    `ready_message` is logged once all nodes exist.
     """
-    rclpy.init(args=list(args) if args is not None else sys.argv)
+    argv = list(args) if args is not None else sys.argv
+    program = Path(argv[0]).name if argv else "node"
+    rclpy.init(args=argv)
     nodes: list[Node] = []
     executor = MultiThreadedExecutor(num_threads=num_threads)
     try:
         for factory in node_factories:
-            node = factory()
+            try:
+                node = factory()
+            except ValueError as error:
+                print(f"{program}: {error}", file=sys.stderr)
+                return 1
             nodes.append(node)
             executor.add_node(node)
         if ready_message:
