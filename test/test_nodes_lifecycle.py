@@ -100,3 +100,32 @@ def test_planner_node_receives_the_map_with_the_spec_qos(tmp_path: Path) -> None
     args = ["--ros-args", "-p", f"yaml_filename:={TUTORIAL_MAP}"]
     with running("map_publisher", args, tmp_path), running("planner_node", [], tmp_path) as planner:
         planner.wait_for_output("map received in frame")
+
+
+def test_bringup_flags_set_namespace_sim_time_and_map_publisher(tmp_path: Path) -> None:
+    from rcl_interfaces.srv import GetParameters
+
+    params = tmp_path / "params.yaml"
+    params.write_text(
+        "/**/grid_planner:\n  ros__parameters:\n    algorithm: bfs\n"
+        "/**/puzzle_solver:\n  ros__parameters:\n    default_heuristic: misplaced\n"
+    )
+    args = ["--namespace", "robot1", "--use-sim-time", "--no-use-map-publisher",
+            "--params-file", str(params)]
+    with running("bringup", args, tmp_path, "ready: bringup runs 2 nodes"), ros_client() as client:
+        node = client.node
+        for node_name, name, expected in (
+            ("grid_planner", "algorithm", "bfs"),
+            ("puzzle_solver", "default_heuristic", "misplaced"),
+        ):
+            getter = node.create_client(GetParameters, f"/robot1/{node_name}/get_parameters")
+            answer = client.call(getter, GetParameters.Request(names=[name, "use_sim_time"]))
+            assert answer.values[0].string_value == expected
+            assert answer.values[1].bool_value is True
+        wait_until(
+            lambda: "/robot1/compute_path" in dict(node.get_service_names_and_types()),
+            what="the namespaced compute_path service",
+        )
+        names = set(node.get_node_names())
+        assert "map_publisher" not in names
+        assert {"grid_planner", "puzzle_solver"} <= names
