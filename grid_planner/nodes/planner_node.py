@@ -126,11 +126,14 @@ class PlannerNode(Node):
             ComputePath, "compute_path", self._on_compute_path, callback_group=services
         )
         backend = "numba" if NUMBA_AVAILABLE else "reference (no numba)"
-        tf_state = "from TF" if self._frames.buffer is not None else "no tf2_ros"
+        start_source = (
+            "TF, else initialpose/amcl_pose" if self._frames.buffer is not None
+            else "initialpose/amcl_pose (no TF)"
+        )
         self.get_logger().info(
             f"ready: algorithm {self._param('algorithm')}, global frame "
             f"'{self._param('global_frame')}', kernels {backend} "
-            f"(warm-up {warm_seconds * 1000:.0f} ms), start {tf_state} or initialpose/amcl_pose"
+            f"(warm-up {warm_seconds * 1000:.0f} ms), start from {start_source}"
         )
 
     # --- parameters ---------------------------------------------------------------------------
