@@ -32,8 +32,10 @@ REPEATS = 7
 REPEAT_BUDGET_S = 3.0
 QUICK_REPEATS = 3
 QUICK_REPEAT_BUDGET_S = 0.5
-# A query slower than this is not repeated: its first run is its only (warm) sample.
-SINGLE_RUN_S = 10.0
+# Every query gets at least MIN_WARM_RUNS repeats, except one slower than SINGLE_RUN_S: its
+# first run is its only sample.
+MIN_WARM_RUNS = 2
+SINGLE_RUN_S = 20.0
 WORKER_TIMEOUT_S = 900.0
 # Below this the textbook's peak is page-granularity noise and a memory ratio means nothing.
 MIN_MEMORY_FOR_RATIO_MB = 1.0
@@ -98,7 +100,7 @@ def worker(spec: dict) -> dict:
 
     warm = []
     if answer["first_s"] <= SINGLE_RUN_S:
-        warm = repeat_timings(warm_query, spec["repeats"], spec["budget_s"])
+        warm = repeat_timings(warm_query, spec["repeats"], spec["budget_s"], MIN_WARM_RUNS)
     answer.update(
         length=length,
         expanded=expanded,

@@ -70,11 +70,12 @@ def timed(function: Callable[[], object]) -> tuple[float, object]:
 
 
 def repeat_timings(
-    function: Callable[[], object], repeats: int, budget_s: float
+    function: Callable[[], object], repeats: int, budget_s: float, min_runs: int = 1
 ) -> list[float]:
-    """Seconds of up to `repeats` calls, stopping early once `budget_s` seconds are spent."""
+    """Seconds of up to `repeats` calls: at least `min_runs`, then more only while fewer than
+    `budget_s` seconds have been spent."""
     times: list[float] = []
-    while len(times) < repeats and sum(times) < budget_s:
+    while len(times) < repeats and (len(times) < min_runs or sum(times) < budget_s):
         times.append(timed(function)[0])
     return times
 

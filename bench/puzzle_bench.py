@@ -13,6 +13,7 @@ import argparse
 import json
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from puzzle_planners import (
     is_pattern_database,
     project_solver,
     solver_from_spec,
+    table_heuristics,
 )
 
 SEED = 2024
@@ -37,6 +39,8 @@ PEER_RANDOM_COUNT = 50
 QUICK_PEER_RANDOM_COUNT = 5
 QUICK_KORF_COUNT = 3
 WORKER_TIMEOUT_S = 1800.0
+# Where the project's solver caches its pattern databases (grid_planner.puzzle.database_store).
+CACHE_ENV = "GRID_PLANNER_CACHE_DIR"
 
 
 def _one_move_board(side: int) -> tuple[int, ...]:
@@ -209,6 +213,26 @@ def _korf(quick: bool, budget_s: float, total_s: float, log) -> dict:
     return {**result, **row}
 
 
+def _cold_table_builds(log) -> list[dict]:
+    """For each table heuristic and board size, the seconds of its first solve with an empty
+    table cache ($GRID_PLANNER_CACHE_DIR): the one-off build itself."""
+    builds = []
+    for heuristic in table_heuristics():
+        solver = project_solver("idastar", heuristic)
+        for side in (3, 4):
+            with tempfile.TemporaryDirectory(prefix="grid_planner_pdb_") as cache:
+                answer = run_worker(
+                    Path(__file__), {"solver": solver.spec(), "boards": [_one_move_board(side)]},
+                    WORKER_TIMEOUT_S, {CACHE_ENV: cache},
+                )
+            build = {"heuristic": heuristic, "side": side, "build_s": answer.get("setup_s"),
+                     "error": answer.get("error")}
+            log(f"  tables     {heuristic} {side}x{side} from scratch: "
+                + (build["error"] or f"{build['build_s']:.2f} s"))
+            builds.append(build)
+    return builds
+
+
 def run(quick: bool, korf_budget_s: float, korf_total_s: float, log=print) -> dict:
     """Run the puzzle benchmark; returns its JSON-ready results."""
     began = time.perf_counter()
@@ -223,7 +247,8 @@ def run(quick: bool, korf_budget_s: float, korf_total_s: float, log=print) -> di
                  QUICK_PEER_RANDOM_COUNT if quick else PEER_RANDOM_COUNT),
     ]
     korf = _korf(quick, korf_budget_s, korf_total_s, log)
-    return {"sets": sets, "korf100": korf, "seed": SEED, "seconds": time.perf_counter() - began}
+    return {"sets": sets, "korf100": korf, "table_builds": _cold_table_builds(log),
+            "seed": SEED, "seconds": time.perf_counter() - began}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -70,6 +70,18 @@ def is_pattern_database(heuristic: str) -> bool:
     return any(marker in heuristic.lower() for marker in PDB_MARKERS)
 
 
+def table_heuristics() -> list[str]:
+    """The project's heuristics that look up precomputed tables (built once, then cached):
+    those outside the heuristics module's `CLASSIC_HEURISTICS` (computed from the board
+    alone), or, where it has no such list, the pattern databases by name."""
+    names = project_heuristics()
+    try:
+        classic = importlib.import_module("grid_planner.puzzle.heuristics").CLASSIC_HEURISTICS
+    except (ImportError, AttributeError):
+        return [name for name in names if is_pattern_database(name)]
+    return [name for name in names if name not in classic]
+
+
 def best_project_heuristic() -> str:
     """The strongest heuristic on offer: a pattern database if any, else linear conflict."""
     names = project_heuristics()

@@ -228,6 +228,16 @@ def _puzzle_section(puzzle: dict) -> list[str]:
             ])
         out += _table(header, lines) + [""] + ([*notes, ""] if notes else [])
     out += _korf_section(puzzle["korf100"])
+    builds = puzzle.get("table_builds", [])
+    if builds:
+        out += ["### One-off table builds", "",
+                "The first solve with an empty table cache (`GRID_PLANNER_CACHE_DIR`), one "
+                "worker per heuristic and board size; the `setup s` columns above are the "
+                "same first solve with the cache in place.", ""]
+        out += _table(["heuristic", "board", "build s"],
+                      [[b["heuristic"], f"{b['side']}x{b['side']}",
+                        b["error"] or _s(b["build_s"])] for b in builds])
+        out += [""]
     return out
 
 
@@ -290,6 +300,16 @@ def markdown(results: dict) -> str:
         f"{machine['date']}; regenerate rather than edit. Raw numbers: "
         f"`bench/results/{'quick' if meta['quick'] else 'latest'}.json`.",
         "",
+        "## How to run",
+        "",
+        "`make bench` (about 10-15 minutes on 2 cores) or, from the repository root, "
+        "`.venv/bin/python bench/run_all.py [--quick] [--korf-budget S] [--korf-total S]`; "
+        "`PYTHONPATH=.` in front measures the working tree instead of the installed package. "
+        "`--quick` runs a small subset in well under a minute (its report goes to "
+        "`bench/results/quick.md`). The optional peers (scipy, pyastar2d, networkx, "
+        "python-pathfinding, slidingpuzzle) are pinned in `bench/requirements.txt`; any that "
+        "is not installed is skipped with a note.",
+        "",
         "## Method",
         "",
         f"- Machine: {machine['cpu']}, {machine['cores']} cores, {machine['memory_gib']} GiB; "
@@ -300,15 +320,17 @@ def markdown(results: dict) -> str:
         "its 2 cores slows whichever planner it overlaps, so ratios carry that noise.",
         "- One run, one process per domain script, and every planner (or solver) on every "
         "map (or board set) in a worker subprocess of its own, so each is measured alone.",
-        "- Grid times are of one query through the planner's public call (`plan(grid, start, "
-        "goal, algorithm)` for the project), warm: the median of up to 7 repeats within 3 s "
-        "after a first run. The first run (which allocates the project's per-map search "
-        "buffers), the JIT compile (`compile s`: numba loading its cache, or compiling from "
-        "scratch where marked) and the per-map preparation (`prep s`: the project's "
-        "PlanningGrid, the textbook's list of rows, scipy's sparse graph, ...) are reported "
-        "apart and not in the warm median. `search ms` is the project's own `elapsed`: the "
-        "compiled search without the API's per-query work (path conversion, poses). A "
-        "query slower than 10 s runs once.",
+        "- Grid times are of one query through the planner's public call (`plan(grid, "
+        "start, goal, algorithm)` for the project), warm: the median of the repeats after a "
+        "first run (at least 2, then up to 7 while under 3 s). The first run (which "
+        "allocates the project's per-map search buffers), the JIT compile (`compile s`: "
+        "numba loading its cache, or compiling from scratch where marked) and the per-map "
+        "preparation (`prep s`: the project's PlanningGrid, the textbook's list of rows, "
+        "scipy's sparse graph, ...) are reported apart and not in the warm median. `search "
+        "ms` is the project's own `elapsed`: the compiled search without the API's per-query "
+        "work (path conversion, poses). A query slower than 20 s runs once. `expanded` is "
+        "each planner's own count (the textbook A* counts every heap pop, stale ones too; "
+        "scipy's BFS always visits the whole component).",
         "- Puzzle times are wall time around each solve call; `setup s` is one solve of a "
         "one-move board first, which builds whatever tables a solver makes once, excluded "
         "from the totals.",

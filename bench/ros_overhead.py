@@ -3,8 +3,9 @@
 Starts the project's `map_publisher` (TurtleBot3 map), `planner_node` and `puzzle_node`
 executables from the virtual environment on a private DDS domain (localhost discovery only),
 then times `solve_puzzle` and `compute_path` calls from a client node in this process
-against `solve(...)` and `plan(...)` called directly, and a `get_parameters` call to each
-node as the baseline cost of a round trip that does no work. Prints one JSON line (the last line of
+against `solve(...)` and `plan(...)` called directly (timed first, before any node or
+executor thread runs), and a `get_parameters` call to each node as the baseline cost of a
+round trip that does no work. Prints one JSON line (the last line of
 stdout) for `run_all.py`; run it from the repository root.
 """
 
@@ -19,11 +20,14 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import puzzle_sets
 import scenarios
+from puzzle_planners import best_project_heuristic
 
 CALLS = 20
 READY_TIMEOUT_S = 60.0
@@ -106,59 +110,48 @@ class Caller:
         rclpy.shutdown()
 
 
+@dataclass(frozen=True)
+class Case:
+    """One service call and the same work done in-process."""
+
+    name: str
+    service_type: type
+    service: str
+    request: object
+    in_process: Callable[[], object]
+    planning_time: Callable[[object], float]  # the node's own timing, from a response
+
+
 def _median_ms(seconds: list[float]) -> float:
     return statistics.median(seconds) * 1e3
 
 
-def _compare(case: str, round_trip: list[float], in_process: list[float],
-             reported: list[float]) -> dict:
-    return {"case": case, "round_trip_ms": _median_ms(round_trip),
-            "in_process_ms": _median_ms(in_process), "node_planning_time_ms": _median_ms(reported),
-            "overhead_ms": _median_ms(round_trip) - _median_ms(in_process)}
-
-
-def _timed_calls(caller: Caller, client, request, check) -> tuple[list[float], list[float]]:
-    caller.call(client, request)  # first call: connections, node-side warm-up
-    round_trip, reported = [], []
-    for _ in range(CALLS):
-        seconds, response = caller.call(client, request)
-        reported.append(check(response))
-        round_trip.append(seconds)
-    return round_trip, reported
-
-
-def puzzle_cases(caller: Caller) -> list[dict]:
-    """`solve_puzzle` against `solve` on a hard 8-puzzle and an easy Korf 15-puzzle."""
+def puzzle_cases() -> list[Case]:
+    """`solve_puzzle` against `solve` on a hard 8-puzzle (A*, linear conflict) and an easy
+    Korf 15-puzzle (IDA* with the strongest heuristic on offer)."""
     from grid_planner_interfaces.srv import SolvePuzzle
 
     from grid_planner.puzzle.solver import solve
 
-    client = caller.client(SolvePuzzle, "solve_puzzle")
+    def planning_time(response) -> float:
+        if not response.success:
+            raise RuntimeError(f"solve_puzzle failed: {response.message}")
+        return response.planning_time
+
     easiest = min(puzzle_sets.korf_100(), key=lambda k: k.ida_md_nodes)
-    cases = [("8-puzzle, 31 moves, astar/linear_conflict", puzzle_sets.HARDEST_8[0], "astar"),
-             (f"15-puzzle, Korf #{easiest.number}, idastar/linear_conflict", easiest.board,
-              "idastar")]
-    results = []
-    for case, board, algorithm in cases:
-        request = SolvePuzzle.Request(board=list(board), algorithm=algorithm,
-                                      heuristic="linear_conflict")
-
-        def check(response) -> float:
-            if not response.success:
-                raise RuntimeError(f"solve_puzzle failed: {response.message}")
-            return response.planning_time
-
-        round_trip, reported = _timed_calls(caller, client, request, check)
-        in_process = []
-        for _ in range(CALLS):
-            began = time.perf_counter()
-            solve(board, None, algorithm, "linear_conflict")
-            in_process.append(time.perf_counter() - began)
-        results.append(_compare(case, round_trip, in_process, reported))
-    return results
+    strongest = best_project_heuristic()
+    return [
+        Case(f"{title}, {algorithm}/{heuristic}", SolvePuzzle, "solve_puzzle",
+             SolvePuzzle.Request(board=list(board), algorithm=algorithm, heuristic=heuristic),
+             lambda b=board, a=algorithm, h=heuristic: solve(b, None, a, h), planning_time)
+        for title, board, algorithm, heuristic in (
+            ("8-puzzle, 31 moves", puzzle_sets.HARDEST_8[0], "astar", "linear_conflict"),
+            (f"15-puzzle, Korf #{easiest.number}", easiest.board, "idastar", strongest),
+        )
+    ]
 
 
-def grid_case(caller: Caller, occupancy) -> dict:
+def grid_case(occupancy) -> Case:
     """`compute_path` against `plan` on the TurtleBot3 map (A*, far-apart free cells)."""
     from geometry_msgs.msg import PoseStamped
     from grid_planner_interfaces.srv import ComputePath
@@ -174,47 +167,62 @@ def grid_case(caller: Caller, occupancy) -> dict:
         pose.pose.position.x, pose.pose.position.y = occupancy.cell_to_world(*cell)
         pose.pose.orientation.w = 1.0
         poses.append(pose)
-    request = ComputePath.Request(start=poses[0], goal=poses[1], use_start=True,
-                                  algorithm="astar")
 
-    def check(response) -> float:
+    def planning_time(response) -> float:
         if response.error_code != 0:
             raise RuntimeError(f"compute_path failed: {response.error_msg}")
         return response.planning_time.sec + response.planning_time.nanosec * 1e-9
 
-    round_trip, reported = _timed_calls(caller, caller.client(ComputePath, "compute_path"),
-                                        request, check)
     grid = PlanningGrid(occupancy)
-    plan(grid, scenario.start, scenario.goal)  # the node has warmed up too
-    in_process = []
-    for _ in range(CALLS):
-        began = time.perf_counter()
-        plan(grid, scenario.start, scenario.goal)
-        in_process.append(time.perf_counter() - began)
-    return _compare("grid A*, TurtleBot3 map", round_trip, in_process, reported)
+    return Case("grid A*, TurtleBot3 map", ComputePath, "compute_path",
+                ComputePath.Request(start=poses[0], goal=poses[1], use_start=True,
+                                    algorithm="astar"),
+                lambda: plan(grid, scenario.start, scenario.goal), planning_time)
 
 
-def baseline_cases(caller: Caller) -> list[dict]:
+def baseline_cases() -> list[Case]:
     """A `get_parameters` round trip to each node: transport plus executor, no work."""
     from rcl_interfaces.srv import GetParameters
 
-    results = []
-    for node, parameter in (("puzzle_solver", "max_nodes"), ("grid_planner", "algorithm")):
-        client = caller.client(GetParameters, f"{node}/get_parameters")
-        round_trip, _ = _timed_calls(caller, client, GetParameters.Request(names=[parameter]),
-                                     lambda _response: 0.0)
-        results.append({"case": f"baseline: {node} get_parameters",
-                         "round_trip_ms": _median_ms(round_trip), "in_process_ms": 0.0,
-                         "node_planning_time_ms": 0.0, "overhead_ms": _median_ms(round_trip)})
-    return results
+    return [
+        Case(f"baseline: {node} get_parameters", GetParameters, f"{node}/get_parameters",
+             GetParameters.Request(names=[parameter]), lambda: None, lambda _response: 0.0)
+        for node, parameter in (("puzzle_solver", "max_nodes"), ("grid_planner", "algorithm"))
+    ]
+
+
+def in_process_times(case: Case) -> list[float]:
+    """Seconds of CALLS in-process runs of the case's work, after one untimed run."""
+    case.in_process()
+    times = []
+    for _ in range(CALLS):
+        began = time.perf_counter()
+        case.in_process()
+        times.append(time.perf_counter() - began)
+    return times
+
+
+def round_trips(caller: Caller, case: Case) -> tuple[list[float], list[float]]:
+    """Seconds of CALLS round trips (after one untimed call), and the node's planning times."""
+    client = caller.client(case.service_type, case.service)
+    caller.call(client, case.request)
+    times, reported = [], []
+    for _ in range(CALLS):
+        seconds, response = caller.call(client, case.request)
+        times.append(seconds)
+        reported.append(case.planning_time(response))
+    return times, reported
 
 
 def measure() -> dict:
-    """Start the nodes, time both services, stop the nodes."""
+    """Time every case in-process (nothing else running), then start the nodes and time the
+    same cases over ROS, then stop the nodes."""
     from grid_planner.grid.map_io import load_map
 
     map_yaml = scenarios.shared_dir() / "maps" / "turtlebot3_world.yaml"
     occupancy = load_map(map_yaml)
+    cases = [*baseline_cases(), *puzzle_cases(), grid_case(occupancy)]
+    local = [in_process_times(case) for case in cases]
     log_dir = Path(tempfile.mkdtemp(prefix="grid_planner_bench_nodes_"))
     with ExitStack() as stack:
         stack.enter_context(node_process("puzzle_node", [], "ready", log_dir))
@@ -229,8 +237,16 @@ def measure() -> dict:
             if time.monotonic() > deadline:
                 raise RuntimeError("planner_node never received the map")
             time.sleep(0.05)
-        return {"calls": CALLS, "cases": [*baseline_cases(caller), *puzzle_cases(caller),
-                                          grid_case(caller, occupancy)]}
+        remote = [round_trips(caller, case) for case in cases]
+    results = []
+    for case, in_process, (round_trip, reported) in zip(cases, local, remote, strict=True):
+        results.append({
+            "case": case.name, "round_trip_ms": _median_ms(round_trip),
+            "in_process_ms": _median_ms(in_process),
+            "node_planning_time_ms": _median_ms(reported),
+            "overhead_ms": _median_ms(round_trip) - _median_ms(in_process),
+        })
+    return {"calls": CALLS, "cases": results}
 
 
 def main() -> int:

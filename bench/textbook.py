@@ -39,8 +39,10 @@ def _neighbours(grid: list[list[int]], cell: Cell) -> list[Cell]:
 
 
 def grid_bfs(grid: list[list[int]], start: Cell, goal: Cell) -> tuple[list[Cell] | None, int]:
-    """A shortest 4-connected path from `start` to `goal` (None if there is none), and the
-    number of cells expanded."""
+    """`(path, cells expanded)`: a shortest 4-connected path by breadth-first search.
+
+    `path` runs from `start` to `goal` inclusive, None when the goal cannot be reached.
+    """
     frontier = deque([start])
     came_from: dict[Cell, Cell | None] = {start: None}
     expanded = 0
@@ -62,8 +64,10 @@ def manhattan(a: Cell, b: Cell) -> int:
 
 
 def grid_astar(grid: list[list[int]], start: Cell, goal: Cell) -> tuple[list[Cell] | None, int]:
-    """A shortest 4-connected path by A* with the Manhattan heuristic (None if there is none),
-    and the number of heap entries popped."""
+    """`(path, heap entries popped)`: a shortest 4-connected path by A* with Manhattan distance.
+
+    `path` runs from `start` to `goal` inclusive, None when the goal cannot be reached.
+    """
     frontier = [(0, start)]
     came_from: dict[Cell, Cell | None] = {start: None}
     cost_so_far = {start: 0}
@@ -83,8 +87,11 @@ def grid_astar(grid: list[list[int]], start: Cell, goal: Cell) -> tuple[list[Cel
 
 
 def puzzle_astar(start: tuple[int, ...], goal: tuple[int, ...]) -> tuple[int | None, int]:
-    """The optimal number of moves from `start` to `goal` (tuples, 0 = blank) by A* with the
-    Manhattan heuristic (None if unsolvable), and the number of boards expanded."""
+    """`(moves, boards expanded)`: the optimal solution length by A* with Manhattan distance.
+
+    Boards are tuples in row-major order, 0 for the blank; `moves` is None when `goal` cannot
+    be reached.
+    """
     side = math.isqrt(len(start))
     goal_position = {tile: divmod(index, side) for index, tile in enumerate(goal)}
 

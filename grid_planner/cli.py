@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grid_planner.puzzle import (
+    CLASSIC_HEURISTICS,
     HEURISTICS,
     PUZZLE_ALGORITHMS,
     InvalidBoardError,
@@ -355,7 +356,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--heuristics",
         type=_name_list,
         metavar="H,K",
-        help=f"boards: heuristics for the informed algorithms (default: {','.join(HEURISTICS)})",
+        help="boards: heuristics for the informed algorithms (default: "
+        f"{','.join(CLASSIC_HEURISTICS)}; any of {','.join(HEURISTICS)})",
     )
     _add_map_options(compare_parser)
     _add_puzzle_limits(compare_parser, DEFAULT_COMPARE_TIMEOUT, None)
@@ -815,7 +817,9 @@ def _compare_puzzle(args: argparse.Namespace, board_text: str) -> int:
     except InvalidRequestError as error:
         raise InputError(str(error), "INVALID_REQUEST") from None
     algorithms = _check_names(args.algorithms, PUZZLE_ALGORITHMS, "puzzle algorithm(s)")
-    heuristics = _check_names(args.heuristics, HEURISTICS, "heuristic(s)")
+    # The table-based heuristics are opt-in: a 15-puzzle pdb is a ~10 s one-off build.
+    chosen = list(CLASSIC_HEURISTICS) if args.heuristics is None else args.heuristics
+    heuristics = _check_names(chosen, HEURISTICS, "heuristic(s)")
     if not is_solvable(board, goal):
         outcome = solve(board, goal)  # answered from the parity test, no search
         if args.json:

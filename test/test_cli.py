@@ -21,7 +21,7 @@ from grid_planner import render
 from grid_planner.cli import main
 from grid_planner.grid import ALGORITHMS, OccupancyMap, PlanningGrid, plan
 from grid_planner.grid.draw_maps import TUTORIAL_ROWS
-from grid_planner.puzzle import HEURISTICS, PUZZLE_ALGORITHMS, replay
+from grid_planner.puzzle import CLASSIC_HEURISTICS, PUZZLE_ALGORITHMS, replay
 from grid_planner.search import ALGORITHMS as SEARCH_ALGORITHMS
 
 TUTORIAL_MAP = str(PROJECT_ROOT / "config" / "maps" / "tutorial_grid.yaml")
@@ -480,7 +480,7 @@ def test_compare_board_runs_every_algorithm_and_heuristic(capsys):
     expected = [
         (algorithm, heuristic)
         for algorithm in PUZZLE_ALGORITHMS
-        for heuristic in (HEURISTICS if SEARCH_ALGORITHMS[algorithm].informed else ("",))
+        for heuristic in (CLASSIC_HEURISTICS if SEARCH_ALGORITHMS[algorithm].informed else ("",))
     ]
     assert [(row["algorithm"], row["heuristic"]) for row in rows] == expected
     assert all(row["status"] == "SOLVED" for row in rows)

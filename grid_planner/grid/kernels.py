@@ -1,14 +1,22 @@
-"""Compiled grid searches (numba): A*, Dijkstra, BFS and DFS over a flat clearance array.
-
-Every kernel works on the arrays of a `PlanningGrid` and on `SearchBuffers` that belong to the
-grid: `stamp`, `g` and `parent` hold one entry per cell and are allocated once per map. A query
-never clears them; it takes a fresh *generation* `base` (an even number) instead:
-`stamp[c] < base` means "not seen in this query", `== base` "on the frontier", `== base + 1`
-"expanded". So a query costs O(cells it touches), not O(map area), even on a 4096 x 4096 map.
+"""Compiled grid searches (numba): A*, Dijkstra, BFS and DFS over a padded clearance array.
 
 The move rule lives in one array, `clearance` (see `planning_grid`): a step from `c` to a
 neighbour `v` is allowed when `clearance[v] == FREE_CLEARANCE or clearance[v] > clearance[c]`.
 Neighbours are visited in the fixed order east (+x), north (+y), west (-x), south (-y).
+
+The kernels run on `pad_clearance`'s copy of it: the map framed by a one-cell LETHAL border,
+`row = width + 2` entries a row. Every map cell then has its four neighbours at the offsets
+`(+1, +row, -1, -row)`, and the move rule itself refuses the border, so an expansion needs no
+bounds check and no `cell % width` or `cell // width`. `run_search` converts at its boundary
+(start and targets in, path out) and `SearchBuffers.expanded_indices` answers in map indices.
+
+Every kernel works on `SearchBuffers` that belong to the grid: `stamp` and `g` hold one entry
+per padded cell and are allocated once per map. A query never clears them; it takes a fresh
+*generation* `base` (a multiple of 8) instead. `stamp[c] < base` means "not seen in this
+query"; otherwise `stamp[c] - base` is the direction (0-3, an index into the offsets) of the
+step that reached `c`, plus `_CLOSED` once `c` is expanded. So a query costs O(cells it
+touches), not O(map area), even on a 4096 x 4096 map, and one store per reached cell records
+both that it was seen and its parent (`c - offsets[direction]`): no parent array.
 
 Kernels are resumable: each call expands at most `max_expansions` nodes and returns PAUSED, or
 GROW when its frontier array is full; the driver (`run_search`) checks the deadline and the
@@ -76,6 +84,10 @@ _DEPTH_PRUNED = 6
 
 _LOW32 = np.int64(0xFFFFFFFF)
 
+# Stamps: a generation takes 8 values, base + direction (0-3) + _CLOSED once expanded.
+_CLOSED = 4
+_GENERATION_STEP = 8
+
 
 # --- helpers ----------------------------------------------------------------------------------
 
@@ -98,42 +110,58 @@ def _manhattan(x, y, target_x, target_y):
     return best
 
 
+# The A* heap is one int64 array of (key, cell) pairs, heap[2 i] and heap[2 i + 1]: one cache
+# line per move, measurably faster than separate key and cell arrays.
+
+
 @njit(cache=True, nogil=True, inline="always")
-def _heap_push(heap_key, heap_cell, size, key, cell):
+def _heap_push(heap, size, key, cell):
     i = size
     while i > 0:
         up = (i - 1) >> 1
-        if heap_key[up] <= key:
+        if heap[2 * up] <= key:
             break
-        heap_key[i] = heap_key[up]
-        heap_cell[i] = heap_cell[up]
+        heap[2 * i] = heap[2 * up]
+        heap[2 * i + 1] = heap[2 * up + 1]
         i = up
-    heap_key[i] = key
-    heap_cell[i] = cell
+    heap[2 * i] = key
+    heap[2 * i + 1] = cell
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _heap_pop_fix(heap_key, heap_cell, size):
+def _heap_pop_fix(heap, size):
     """Restore the heap after its root was taken; `size` is the new size."""
     if size == 0:
         return
-    key = heap_key[size]
-    cell = heap_cell[size]
+    key = heap[2 * size]
+    cell = heap[2 * size + 1]
     i = 0
     while True:
         child = 2 * i + 1
         if child >= size:
             break
         right = child + 1
-        if right < size and heap_key[right] < heap_key[child]:
+        if right < size and heap[2 * right] < heap[2 * child]:
             child = right
-        if heap_key[child] >= key:
+        if heap[2 * child] >= key:
             break
-        heap_key[i] = heap_key[child]
-        heap_cell[i] = heap_cell[child]
+        heap[2 * i] = heap[2 * child]
+        heap[2 * i + 1] = heap[2 * child + 1]
         i = child
-    heap_key[i] = key
-    heap_cell[i] = cell
+    heap[2 * i] = key
+    heap[2 * i + 1] = cell
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _entry_floor(own):
+    """The clearance a neighbour must exceed to be entered from a cell of clearance `own`.
+
+    One comparison per neighbour instead of two: from a free cell only FREE_CLEARANCE exceeds
+    `FREE_CLEARANCE - 1`; from any other cell FREE_CLEARANCE and every higher clearance exceed
+    `own`. The border (LETHAL_CLEARANCE) never exceeds a start's clearance, not even a lethal
+    start's.
+    """
+    return own - 1 if own == FREE_CLEARANCE else own
 
 
 # --- kernels ----------------------------------------------------------------------------------
@@ -142,18 +170,15 @@ def _heap_pop_fix(heap_key, heap_cell, size):
 @njit(cache=True, nogil=True)
 def astar_kernel(
     clearance,
-    width,
-    height,
+    row,
     targets,
     target_x,
     target_y,
     use_heuristic,
     stamp,
     g,
-    parent,
     base,
-    heap_key,
-    heap_cell,
+    heap,
     state,
     max_expansions,
 ):
@@ -161,14 +186,23 @@ def astar_kernel(
 
     The heap orders by f = g + Manhattan distance to the nearest target, ties toward the
     larger g (the key's low 32 bits hold `0xFFFFFFFF - g`). Stale heap entries are skipped on
-    pop (lazy deletion). The goal test is made when a node is popped.
+    pop (lazy deletion). The goal test is made when a node is popped. The first entry popped
+    for a cell has its least g (same h, smaller f), so g comes from the key, and the cell's
+    coordinates (for h) from one division per expansion.
     """
-    closed = base + 1
+    closed = base + _CLOSED
     size = state[_FRONTIER_END]
     expanded = state[_EXPANDED]
     generated = state[_GENERATED]
     max_frontier = state[_MAX_FRONTIER]
-    capacity = heap_key.shape[0]
+    capacity = heap.shape[0] // 2
+    first = targets[0]
+    several = targets.shape[0] > 1
+    first_x = target_x[0]
+    first_y = target_y[0]
+    offsets = (1, row, -1, -row)
+    step_x = (1, 0, -1, 0)
+    step_y = (0, 1, 0, -1)
     status = STATUS_EXHAUSTED
     done = 0
     while True:
@@ -178,62 +212,53 @@ def astar_kernel(
         if size + 4 > capacity:
             status = STATUS_GROW
             break
-        key = heap_key[0]
-        cell = np.int64(heap_cell[0])
+        key = heap[0]
+        cell = heap[1]
         size -= 1
-        _heap_pop_fix(heap_key, heap_cell, size)
-        if stamp[cell] == closed:
+        _heap_pop_fix(heap, size)
+        if stamp[cell] >= closed:
             continue
-        if _is_target(cell, targets):
+        if cell == first or (several and _is_target(cell, targets)):
             state[_FOUND] = cell
             status = STATUS_SOLVED
             break
         if done >= max_expansions:
             # Out of budget for this call: put the entry back, so a resumed call pops it again.
-            _heap_push(heap_key, heap_cell, size, key, cell)
+            _heap_push(heap, size, key, cell)
             size += 1
             status = STATUS_PAUSED
             break
-        stamp[cell] = closed
+        stamp[cell] += _CLOSED
         expanded += 1
         done += 1
-        cx = cell % width
-        cy = cell // width
-        own = clearance[cell]
-        step_g = np.int64(g[cell]) + 1
-        for direction in range(4):
-            if direction == 0:
-                if cx + 1 >= width:
-                    continue
-                nxt = cell + 1
-            elif direction == 1:
-                if cy + 1 >= height:
-                    continue
-                nxt = cell + width
-            elif direction == 2:
-                if cx == 0:
-                    continue
-                nxt = cell - 1
-            else:
-                if cy == 0:
-                    continue
-                nxt = cell - width
-            other = clearance[nxt]
-            if other != FREE_CLEARANCE and other <= own:
+        floor = _entry_floor(clearance[cell])
+        step_g = (_LOW32 - (key & _LOW32)) + 1
+        cx = 0
+        cy = 0
+        if use_heuristic:
+            cy = cell // row
+            cx = cell - cy * row
+        for k in range(4):
+            nxt = cell + offsets[k]
+            if clearance[nxt] <= floor:
                 continue
             generated += 1
             seen = stamp[nxt]
-            if seen == closed:
+            if seen >= closed:
                 continue
-            if seen == base and g[nxt] <= step_g:
+            if seen >= base and g[nxt] <= step_g:
                 continue
-            stamp[nxt] = base
+            stamp[nxt] = base + k
             g[nxt] = step_g
-            parent[nxt] = cell
             f = step_g
             if use_heuristic:
-                f += _manhattan(nxt % width, nxt // width, target_x, target_y)
-            _heap_push(heap_key, heap_cell, size, (f << 32) | (_LOW32 - step_g), nxt)
+                nx = cx + step_x[k]
+                ny = cy + step_y[k]
+                if several:
+                    f += _manhattan(nx, ny, target_x, target_y)
+                else:
+                    f += abs(nx - first_x) + abs(ny - first_y)
+            _heap_push(heap, size, (f << 32) | (_LOW32 - step_g), nxt)
             size += 1
         if size > max_frontier:
             max_frontier = size
@@ -245,33 +270,25 @@ def astar_kernel(
 
 
 @njit(cache=True, nogil=True)
-def bfs_kernel(
-    clearance,
-    width,
-    height,
-    targets,
-    stamp,
-    g,
-    parent,
-    base,
-    queue,
-    state,
-    max_expansions,
-):
-    """Breadth-first search with an array FIFO; the goal test is made when a node is generated."""
-    closed = base + 1
+def bfs_kernel(clearance, row, targets, stamp, base, queue, state, max_expansions):
+    """Breadth-first search with an array FIFO; the goal test is made when a node is generated.
+
+    Unit steps need no g, so a reached cell costs one stamp store and one queue store.
+    """
     head = state[_QUEUE_HEAD]
     tail = state[_FRONTIER_END]
-    expanded = state[_EXPANDED]
     generated = state[_GENERATED]
     max_frontier = state[_MAX_FRONTIER]
     capacity = queue.shape[0]
+    first = targets[0]
+    several = targets.shape[0] > 1
+    offsets = (1, row, -1, -row)
+    stop = head + max_expansions
     status = STATUS_EXHAUSTED
-    done = 0
     while status == STATUS_EXHAUSTED:
         if head == tail:
             break
-        if done >= max_expansions:
+        if head >= stop:
             status = STATUS_PAUSED
             break
         if tail + 4 > capacity:
@@ -279,50 +296,27 @@ def bfs_kernel(
             break
         cell = np.int64(queue[head])
         head += 1
-        stamp[cell] = closed
-        expanded += 1
-        done += 1
-        cx = cell % width
-        cy = cell // width
-        own = clearance[cell]
-        step_g = g[cell] + 1
-        for direction in range(4):
-            if direction == 0:
-                if cx + 1 >= width:
-                    continue
-                nxt = cell + 1
-            elif direction == 1:
-                if cy + 1 >= height:
-                    continue
-                nxt = cell + width
-            elif direction == 2:
-                if cx == 0:
-                    continue
-                nxt = cell - 1
-            else:
-                if cy == 0:
-                    continue
-                nxt = cell - width
-            other = clearance[nxt]
-            if other != FREE_CLEARANCE and other <= own:
+        stamp[cell] += _CLOSED
+        floor = _entry_floor(clearance[cell])
+        for k in range(4):
+            nxt = cell + offsets[k]
+            if clearance[nxt] <= floor:
                 continue
             generated += 1
             if stamp[nxt] >= base:
                 continue
-            stamp[nxt] = base
-            g[nxt] = step_g
-            parent[nxt] = cell
+            stamp[nxt] = base + k
             queue[tail] = nxt
             tail += 1
-            if _is_target(nxt, targets):
+            if nxt == first or (several and _is_target(nxt, targets)):
                 state[_FOUND] = nxt
                 status = STATUS_SOLVED
                 break
         if tail - head > max_frontier:
             max_frontier = tail - head
+    state[_EXPANDED] += head - state[_QUEUE_HEAD]
     state[_QUEUE_HEAD] = head
     state[_FRONTIER_END] = tail
-    state[_EXPANDED] = expanded
     state[_GENERATED] = generated
     state[_MAX_FRONTIER] = max_frontier
     return status
@@ -331,36 +325,39 @@ def bfs_kernel(
 @njit(cache=True, nogil=True)
 def dfs_kernel(
     clearance,
-    width,
-    height,
+    row,
     targets,
     depth_limit,
     stamp,
     g,
-    parent,
     base,
     stack_cell,
-    stack_parent,
+    stack_step,
     state,
     max_expansions,
 ):
-    """Depth-first graph search with an explicit stack of (cell, parent) pairs.
+    """Depth-first graph search with an explicit stack of (cell, direction it was reached by).
 
     A cell is closed when it is popped and the first neighbour in the fixed order is explored
     first, which visits cells in the same order as recursive DFS. With `depth_limit >= 0` a
     cell at that depth is goal-tested but not expanded, and a closed cell is entered again
     when reached at a shallower depth (it then has more depth left), so no solution within the
-    limit is missed. A cell pruned by the limit sets the DEPTH_PRUNED flag.
+    limit is missed. A cell pruned by the limit sets the DEPTH_PRUNED flag. Only a limited
+    search keeps depths in `g`. The start's direction is -1.
     """
-    closed = base + 1
     size = state[_FRONTIER_END]
     expanded = state[_EXPANDED]
     generated = state[_GENERATED]
     max_frontier = state[_MAX_FRONTIER]
     pruned = state[_DEPTH_PRUNED]
     capacity = stack_cell.shape[0]
+    first = targets[0]
+    several = targets.shape[0] > 1
+    limited = depth_limit >= 0
+    offsets = (1, row, -1, -row)
     status = STATUS_EXHAUSTED
     done = 0
+    depth = 0
     while True:
         if size == 0:
             status = STATUS_EXHAUSTED
@@ -373,53 +370,39 @@ def dfs_kernel(
             break
         size -= 1
         cell = np.int64(stack_cell[size])
-        came_from = stack_parent[size]
-        depth = 0 if came_from < 0 else g[came_from] + 1
-        # Seen before in this query (>= base): skip, unless now reached shallower under a limit.
-        if stamp[cell] >= base and (depth_limit < 0 or depth >= g[cell]):
+        step = stack_step[size]
+        if limited:
+            depth = 0 if step < 0 else g[cell - offsets[step]] + 1
+            # Seen before in this query (>= base): skip, unless now reached shallower.
+            if stamp[cell] >= base and depth >= g[cell]:
+                continue
+            g[cell] = depth
+        elif stamp[cell] >= base:
             continue
-        parent[cell] = came_from
-        g[cell] = depth
-        stamp[cell] = base
-        if _is_target(cell, targets):
+        reached = base + max(step, 0)
+        if cell == first or (several and _is_target(cell, targets)):
+            stamp[cell] = reached
             state[_FOUND] = cell
             status = STATUS_SOLVED
             break
-        if depth_limit >= 0 and depth >= depth_limit:
+        if limited and depth >= depth_limit:
+            stamp[cell] = reached
             pruned = 1
             continue
-        stamp[cell] = closed
+        stamp[cell] = reached + _CLOSED
         expanded += 1
         done += 1
-        cx = cell % width
-        cy = cell // width
-        own = clearance[cell]
+        floor = _entry_floor(clearance[cell])
         # Pushed in reverse order so that east is popped (explored) first.
-        for direction in range(3, -1, -1):
-            if direction == 0:
-                if cx + 1 >= width:
-                    continue
-                nxt = cell + 1
-            elif direction == 1:
-                if cy + 1 >= height:
-                    continue
-                nxt = cell + width
-            elif direction == 2:
-                if cx == 0:
-                    continue
-                nxt = cell - 1
-            else:
-                if cy == 0:
-                    continue
-                nxt = cell - width
-            other = clearance[nxt]
-            if other != FREE_CLEARANCE and other <= own:
+        for k in range(3, -1, -1):
+            nxt = cell + offsets[k]
+            if clearance[nxt] <= floor:
                 continue
             generated += 1
-            if stamp[nxt] >= base and (depth_limit < 0 or depth + 1 >= g[nxt]):
+            if stamp[nxt] >= base and (not limited or depth + 1 >= g[nxt]):
                 continue
             stack_cell[size] = nxt
-            stack_parent[size] = cell
+            stack_step[size] = k
             size += 1
         if size > max_frontier:
             max_frontier = size
@@ -432,18 +415,25 @@ def dfs_kernel(
 
 
 @njit(cache=True, nogil=True)
-def trace_path(parent, goal):
-    """The flat cell indices from the start (whose parent is -1) to `goal`."""
+def trace_path(stamp, width, start, goal):
+    """The map indices of the path from padded cell `start` to padded cell `goal`.
+
+    Follows the directions in the stamps back from the goal (a parent is always reached at a
+    smaller depth, so the walk ends at the start).
+    """
+    row = width + 2
+    offsets = (1, row, -1, -row)
     count = 1
     cell = goal
-    while parent[cell] >= 0:
-        cell = parent[cell]
+    while cell != start:
+        cell -= offsets[stamp[cell] & 3]
         count += 1
     path = np.empty(count, dtype=np.int64)
     cell = goal
-    for i in range(count - 1, -1, -1):
-        path[i] = cell
-        cell = parent[cell]
+    for i in range(count - 1, 0, -1):
+        path[i] = cell - 2 * (cell // row) - width - 1
+        cell -= offsets[stamp[cell] & 3]
+    path[0] = start - 2 * (start // row) - width - 1
     return path
 
 
@@ -489,39 +479,69 @@ def label_components_kernel(free, width, height):
     return labels
 
 
-# --- buffers and the driver -------------------------------------------------------------------
+# --- layout, buffers and the driver -----------------------------------------------------------
 
-_MAX_BASE = np.iinfo(np.int32).max - 2
+
+def pad_clearance(clearance: np.ndarray, width: int, height: int) -> np.ndarray:
+    """The flat map `clearance` framed by a one-cell LETHAL border: (height+2) * (width+2)."""
+    padded = np.full((height + 2, width + 2), LETHAL_CLEARANCE, dtype=np.int32)
+    padded[1:-1, 1:-1] = np.asarray(clearance, dtype=np.int32).reshape(height, width)
+    return padded.reshape(-1)
+
+
+def to_padded(index, width: int):
+    """The padded index of map index `index` (an int or an integer array)."""
+    return index + 2 * (index // width) + width + 3
+
+
+def from_padded(padded, width: int):
+    """The map index of padded index `padded` (an int or an integer array)."""
+    return padded - 2 * (padded // (width + 2)) - width - 1
+
+
+_MAX_BASE = np.iinfo(np.int32).max - _GENERATION_STEP
 
 
 class SearchBuffers:
     """Per-grid scratch arrays for the kernels, reused by every query on that grid.
 
-    `stamp`, `g` and `parent` have one entry per cell (allocated once); the frontier arrays start
-    small and grow on demand, so a short query on a huge map stays cheap. `lock` serialises
-    queries (kernels release the GIL, so two threads could otherwise share the arrays).
+    `stamp` and `g` have one entry per cell of the padded clearance (`cell_count` of them,
+    allocated once; a query on a larger clearance reallocates them); the frontier arrays
+    (the A* heap's (key, cell) pairs, the BFS queue or DFS stack cells, the DFS directions)
+    start small and grow on demand, so a short query on a
+    huge map stays cheap. `lock`
+    serialises queries (kernels release the GIL, so two threads could otherwise share the
+    arrays). `width` is the map width of the latest query, for `expanded_indices`.
     """
 
     def __init__(self, cell_count: int, frontier_capacity: int = 1024) -> None:
-        self.cell_count = cell_count
-        # Only `stamp` needs initialising (zeros: untouched); g and parent are read only for
-        # cells whose stamp says they were written in the current query.
-        self.stamp = np.zeros(cell_count, dtype=np.int32)
-        self.g = np.empty(cell_count, dtype=np.int32)
-        self.parent = np.empty(cell_count, dtype=np.int32)
-        self.frontier_key = np.empty(frontier_capacity, dtype=np.int64)
+        self._allocate(cell_count)
+        self.frontier_heap = np.empty(2 * frontier_capacity, dtype=np.int64)
         self.frontier_cell = np.empty(frontier_capacity, dtype=np.int32)
-        self.frontier_parent = np.empty(frontier_capacity, dtype=np.int32)
+        self.frontier_step = np.empty(frontier_capacity, dtype=np.int32)
         self.state = np.zeros(8, dtype=np.int64)
         self.base = 0
+        self.width = 0
         self.lock = threading.Lock()
 
+    def _allocate(self, cell_count: int) -> None:
+        self.cell_count = cell_count
+        # Only `stamp` needs initialising (zeros: untouched); g is read only for cells whose
+        # stamp says it was written in the current query (and BFS never touches it).
+        self.stamp = np.zeros(cell_count, dtype=np.int32)
+        self.g = np.empty(cell_count, dtype=np.int32)
+
+    def reserve(self, cell_count: int) -> None:
+        """Make sure the per-cell arrays hold at least `cell_count` entries."""
+        if cell_count > self.cell_count:
+            self._allocate(cell_count)
+
     def next_generation(self) -> int:
-        """A fresh even generation `base`; every cell then reads as unseen."""
-        self.base += 2
-        if self.base >= _MAX_BASE:
+        """A fresh generation `base` (a multiple of 8); every cell then reads as unseen."""
+        self.base += _GENERATION_STEP
+        if self.base > _MAX_BASE:
             self.stamp.fill(0)
-            self.base = 2
+            self.base = _GENERATION_STEP
         return self.base
 
     def grow_frontier(self, live_from: int, live_to: int, compact: bool) -> tuple[int, int]:
@@ -533,20 +553,19 @@ class SearchBuffers:
         live = live_to - live_from
         capacity = self.frontier_cell.shape[0]
         new_capacity = max(capacity, 2 * (live + 8)) if compact else 2 * capacity
-        key = np.empty(new_capacity, dtype=np.int64)
+        heap = np.empty(2 * new_capacity, dtype=np.int64)
         cell = np.empty(new_capacity, dtype=np.int32)
-        parent = np.empty(new_capacity, dtype=np.int32)
-        source = slice(live_from, live_to) if compact else slice(0, live_to)
-        target = slice(0, live) if compact else slice(0, live_to)
-        key[target] = self.frontier_key[source]
-        cell[target] = self.frontier_cell[source]
-        parent[target] = self.frontier_parent[source]
-        self.frontier_key, self.frontier_cell, self.frontier_parent = key, cell, parent
+        step = np.empty(new_capacity, dtype=np.int32)
+        first, end = (live_from, live_to) if compact else (0, live_to)
+        heap[: 2 * (end - first)] = self.frontier_heap[2 * first : 2 * end]
+        cell[: end - first] = self.frontier_cell[first:end]
+        step[: end - first] = self.frontier_step[first:end]
+        self.frontier_heap, self.frontier_cell, self.frontier_step = heap, cell, step
         return (0, live) if compact else (live_from, live_to)
 
     def expanded_indices(self) -> np.ndarray:
-        """Flat indices of the cells the latest query expanded (O(map area); for display)."""
-        return np.flatnonzero(self.stamp == self.base + 1)
+        """Map indices of the cells the latest query expanded (O(map area); for display)."""
+        return from_padded(np.flatnonzero(self.stamp >= self.base + _CLOSED), self.width)
 
 
 @dataclass
@@ -589,26 +608,35 @@ def run_search(
     depth_limit: int | None = None,
     chunk: int = CHUNK_EXPANSIONS,
 ) -> KernelOutcome:
-    """Run one compiled search from flat cell `start` to the nearest of `targets`.
+    """Run one compiled search from map cell `start` to the nearest of map cells `targets`.
 
-    The caller holds `buffers.lock` and checks that `start` is not lethal. The budget (node
-    count, cancel event, deadline) is checked before every chunk of `chunk` expansions.
+    `clearance` is either the map's flat clearance or, so that a query touches only the cells
+    it searches, its `pad_clearance` copy (the planner passes PlanningGrid's); a map-sized one
+    is padded here, at O(map area) per call. The caller holds `buffers.lock` and checks that
+    `start` is not lethal. The budget (node count, cancel event, deadline) is checked before
+    every chunk of `chunk` expansions. The outcome's path holds map indices.
     """
     if algorithm not in KERNEL_ALGORITHMS:
         raise ValueError(f"no compiled kernel for {algorithm!r}")
     began = time.perf_counter()
-    targets = np.asarray(targets, dtype=np.int64)
-    target_x = targets % width
-    target_y = targets // width
+    padded_count = (width + 2) * (height + 2)
+    if clearance.shape[0] != padded_count:
+        clearance = pad_clearance(clearance, width, height)
+    row = width + 2
+    buffers.reserve(padded_count)
+    buffers.width = width
     base = buffers.next_generation()
+    targets = to_padded(np.asarray(targets, dtype=np.int64), width)
+    start = to_padded(int(start), width)
     if np.any(targets == start):
-        return KernelOutcome("solved", np.array([start], dtype=np.int64), 0, 1, 1, 0.0)
+        path = np.array([from_padded(start, width)], dtype=np.int64)
+        return KernelOutcome("solved", path, 0, 1, 1, 0.0)
+    target_y = targets // row
+    target_x = targets - target_y * row
     state = buffers.state
     state[:] = 0
     state[_FOUND] = -1
-    stamp, g, parent = buffers.stamp, buffers.g, buffers.parent
-    g[start] = 0
-    parent[start] = -1
+    stamp, g = buffers.stamp, buffers.g
     if algorithm != "dfs":  # DFS marks a cell when it pops it, the others when they push it
         stamp[start] = base
     state[_FRONTIER_END] = 1
@@ -617,16 +645,15 @@ def run_search(
     if algorithm in ("astar", "dijkstra"):
         heuristic = 0
         if algorithm == "astar":
-            heuristic = int(
-                np.min(np.abs(target_x - start % width) + np.abs(target_y - start // width))
-            )
-        buffers.frontier_key[0] = (heuristic << 32) | 0xFFFFFFFF
-        buffers.frontier_cell[0] = start
+            start_y, start_x = divmod(start, row)
+            heuristic = int(np.min(np.abs(target_x - start_x) + np.abs(target_y - start_y)))
+        buffers.frontier_heap[0] = (heuristic << 32) | 0xFFFFFFFF
+        buffers.frontier_heap[1] = start
     elif algorithm == "bfs":
         buffers.frontier_cell[0] = start
     else:
         buffers.frontier_cell[0] = start
-        buffers.frontier_parent[0] = -1
+        buffers.frontier_step[0] = -1
     dfs_depth = -1 if depth_limit is None else int(depth_limit)
 
     limit: LimitKind | None = None
@@ -640,30 +667,24 @@ def run_search(
         if algorithm in ("astar", "dijkstra"):
             status = astar_kernel(
                 clearance,
-                width,
-                height,
+                row,
                 targets,
                 target_x,
                 target_y,
                 algorithm == "astar",
                 stamp,
                 g,
-                parent,
                 base,
-                buffers.frontier_key,
-                buffers.frontier_cell,
+                buffers.frontier_heap,
                 state,
                 max_expansions,
             )
         elif algorithm == "bfs":
             status = bfs_kernel(
                 clearance,
-                width,
-                height,
+                row,
                 targets,
                 stamp,
-                g,
-                parent,
                 base,
                 buffers.frontier_cell,
                 state,
@@ -672,16 +693,14 @@ def run_search(
         else:
             status = dfs_kernel(
                 clearance,
-                width,
-                height,
+                row,
                 targets,
                 dfs_depth,
                 stamp,
                 g,
-                parent,
                 base,
                 buffers.frontier_cell,
-                buffers.frontier_parent,
+                buffers.frontier_step,
                 state,
                 max_expansions,
             )
@@ -702,7 +721,7 @@ def run_search(
         outcome = "limit"
     elif status == STATUS_SOLVED:
         outcome = "solved"
-        path = trace_path(parent, np.int64(state[_FOUND]))
+        path = trace_path(stamp, width, start, np.int64(state[_FOUND]))
     elif algorithm == "dfs" and state[_DEPTH_PRUNED]:
         outcome, limit = "limit", LimitKind.MAX_DEPTH
     else:

@@ -363,7 +363,7 @@ def search_grid(
         with buffers.lock:
             outcome = run_search(
                 info.name,
-                grid.clearance,
+                grid.padded_clearance,
                 grid.width,
                 grid.height,
                 buffers,

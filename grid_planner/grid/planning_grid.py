@@ -36,7 +36,13 @@ import threading
 
 import numpy as np
 
-from .kernels import FREE_CLEARANCE, LETHAL_CLEARANCE, SearchBuffers, label_components
+from .kernels import (
+    FREE_CLEARANCE,
+    LETHAL_CLEARANCE,
+    SearchBuffers,
+    label_components,
+    pad_clearance,
+)
 from .occupancy import OccupancyMap
 
 RADIUS_SLACK_CELLS2 = 1e-6
@@ -86,7 +92,9 @@ class PlanningGrid:
     """A map prepared for planning: lethal, inflated and blocked masks, clearance, components.
 
     Built once per map and parameter set; every plan on it reuses these arrays and the kernel
-    buffers. All masks are flat, read-only and in OccupancyGrid order (`y * width + x`).
+    buffers. All masks are flat, read-only and in OccupancyGrid order (`y * width + x`), except
+    `padded_clearance`: the clearance framed by a lethal border, the kernels' layout (see
+    `kernels.pad_clearance`), kept so that a query never pads the whole map.
 
     >>> from grid_planner.grid.occupancy import OccupancyMap
     >>> grid = PlanningGrid(OccupancyMap.from_rows([[0, 0, 0], [0, 100, 0]]), robot_radius=1.0)
@@ -136,6 +144,7 @@ class PlanningGrid:
         free = ~blocked
         labels = label_components(free.reshape(self.height, self.width))
         sizes = np.bincount(labels[labels >= 0], minlength=0).astype(np.int64)
+        padded = pad_clearance(clearance, self.width, self.height)
 
         for array in (obstacle, lethal, inflated, blocked, free, clearance, labels, sizes):
             array.setflags(write=False)
@@ -145,6 +154,7 @@ class PlanningGrid:
         self.blocked_mask = blocked
         self.free_mask = free
         self.clearance = clearance
+        self.padded_clearance = padded
         self.component_labels = labels
         self.component_sizes = sizes
         self._buffers: SearchBuffers | None = None
@@ -163,7 +173,7 @@ class PlanningGrid:
         if self._buffers is None:
             with self._buffers_lock:
                 if self._buffers is None:
-                    self._buffers = SearchBuffers(self.cell_count)
+                    self._buffers = SearchBuffers(self.padded_clearance.size)
         return self._buffers
 
     def describe(self) -> str:

@@ -12,10 +12,27 @@ from rclpy.node import Node
 from grid_planner.nodes.concurrency import BoundedCallbackGroup
 from grid_planner.nodes.parameters import at_least, declare_validated, one_of
 from grid_planner.nodes.qos import QUEUED_SERVICE_QOS
-from grid_planner.puzzle import HEURISTICS, PUZZLE_ALGORITHMS, PuzzleStatus, solve
+from grid_planner.puzzle import (
+    HEURISTICS,
+    PUZZLE_ALGORITHMS,
+    PuzzleStatus,
+    prepare,
+    solve,
+    warm_up,
+)
 from grid_planner.search.result import Budget
 
 HEURISTIC_NAMES = tuple(HEURISTICS)
+# What `prepare_tables` may name: the table heuristic and the board side it is built for.
+PREPARABLE_TABLES = {"table": 3, "pdb": 4}
+
+
+def known_tables(names: object) -> str | None:
+    """Accept a list of PREPARABLE_TABLES names."""
+    unknown = [name for name in names if name not in PREPARABLE_TABLES]
+    if unknown:
+        return f"names unknown tables {unknown}: choose from {', '.join(PREPARABLE_TABLES)}"
+    return None
 
 
 class PuzzleNode(Node):
@@ -38,9 +55,16 @@ class PuzzleNode(Node):
                               at_least(1)),
                 "max_concurrent_solves": (2, "solves that run at once; further requests wait",
                                           at_least(1)),
+                "prepare_tables": (["table"], "heuristic tables built (or loaded from the cache) "
+                                   "at start-up: table = exact 8-puzzle distances, pdb = 15-puzzle "
+                                   "6-6-3 pattern database (~10 s to build once)", known_tables),
             },
-            read_only=frozenset({"max_concurrent_solves"}),
+            read_only=frozenset({"max_concurrent_solves", "prepare_tables"}),
         )
+        warm_seconds = warm_up()
+        for name in self._param("prepare_tables"):
+            seconds = prepare(name, PREPARABLE_TABLES[name])
+            self.get_logger().info(f"heuristic table '{name}' ready in {seconds:.2f} s")
         self._stopping = threading.Event()
         limit = self.get_parameter("max_concurrent_solves").value
         self._service = self.create_service(
@@ -50,7 +74,7 @@ class PuzzleNode(Node):
         self.get_logger().info(
             f"ready: serving '{self._service.service_name}' "
             f"(default {self._param('default_algorithm')} / {self._param('default_heuristic')}, "
-            f"{limit} concurrent solves)"
+            f"{limit} concurrent solves, IDA* kernel warm-up {warm_seconds * 1000:.0f} ms)"
         )
 
     def _param(self, name: str):

@@ -1,9 +1,12 @@
 """Sliding-tile puzzles (n x n, any goal): boards, solvability, heuristics, and `solve`.
 
 The ROS node and the CLI call `solve` (and `compare`); everything else is here for tests,
-benchmarks and printing.
+benchmarks and printing. `prepare` builds or loads the tables of the `table` and `pdb`
+heuristics ahead of time and `warm_up` compiles the IDA* kernel, for servers that would
+rather pay both at start-up than in their first request.
 """
 
+from ._jit import NUMBA_AVAILABLE
 from .board import (
     KORF_MOVE_ORDER,
     MOVES,
@@ -21,9 +24,21 @@ from .board import (
     replay,
     replay_boards,
 )
-from .heuristics import HEURISTICS, linear_conflict, manhattan, misplaced
+from .database_store import cache_dir
+from .fast_search import fast_idastar, warm_up
+from .heuristics import CLASSIC_HEURISTICS, HEURISTICS, linear_conflict, manhattan, misplaced
+from .pattern_databases import (
+    AdditiveDatabase,
+    ExactTable,
+    ResolvedHeuristic,
+    additive_database,
+    exact_table,
+    prepare,
+    resolve_heuristic,
+)
 from .problem import PuzzleProblem
 from .solver import (
+    BACKENDS,
     DEFAULT_ALGORITHM,
     DEFAULT_HEURISTIC,
     PUZZLE_ALGORITHMS,
@@ -36,12 +51,17 @@ from .solver import (
 )
 
 __all__ = [
+    "BACKENDS",
+    "CLASSIC_HEURISTICS",
     "DEFAULT_ALGORITHM",
     "DEFAULT_HEURISTIC",
     "HEURISTICS",
     "KORF_MOVE_ORDER",
     "MOVES",
+    "NUMBA_AVAILABLE",
     "PUZZLE_ALGORITHMS",
+    "AdditiveDatabase",
+    "ExactTable",
     "IllegalMoveError",
     "InvalidBoardError",
     "InvalidRequestError",
@@ -49,10 +69,15 @@ __all__ = [
     "PuzzleOutcome",
     "PuzzleProblem",
     "PuzzleStatus",
+    "ResolvedHeuristic",
+    "additive_database",
     "apply_move",
+    "cache_dir",
     "compare",
     "default_depth_limit",
     "default_goal",
+    "exact_table",
+    "fast_idastar",
     "format_board",
     "inversions",
     "is_solvable",
@@ -62,7 +87,10 @@ __all__ = [
     "parse_board",
     "parse_goal",
     "per_run_budget",
+    "prepare",
     "replay",
     "replay_boards",
+    "resolve_heuristic",
     "solve",
+    "warm_up",
 ]

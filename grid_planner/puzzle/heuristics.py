@@ -12,6 +12,13 @@ None counts the blank. Each is a lower bound on the number of moves to the goal:
   26).
 
 Per-goal tables are built once and cached; line penalties are memoised per line content.
+
+Two more names use tables precomputed by breadth-first search (`pattern_databases`):
+
+- `table`: the exact distance, looked up (boards up to 3x3; larger ones fall back to
+  linear_conflict).
+- `pdb`: additive pattern databases (6-6-3 on 4x4 goals with the blank in a corner); the exact
+  table up to 3x3; linear_conflict elsewhere.
 """
 
 from __future__ import annotations
@@ -23,7 +30,10 @@ from operator import add
 
 from .board import BoardLike, InvalidRequestError, default_goal, parse_board, parse_goal
 
-HEURISTICS = ("misplaced", "manhattan", "linear_conflict")
+# Computed from the board alone, no table to build.
+CLASSIC_HEURISTICS = ("misplaced", "manhattan", "linear_conflict")
+# Every heuristic name `solve` accepts; the last two look up precomputed tables.
+HEURISTICS = (*CLASSIC_HEURISTICS, "table", "pdb")
 
 # A memo of line penalties is dropped when it grows past this many entries (big boards see
 # many distinct lines; the memo is a speed-up, not a store).
@@ -163,6 +173,13 @@ def linear_conflict(board: BoardLike, goal: BoardLike | None = None) -> int:
 
 
 def heuristic_function(name: str, goal: BoardLike) -> Callable[[bytes], int]:
-    """The heuristic `name` for `goal`, as a fast function of a bytes board."""
+    """The heuristic `name` for `goal`, as a fast function of a bytes board.
+
+    `table` and `pdb` build or load their table on first use (see `pattern_databases`).
+    """
     tiles = parse_board(goal)
-    return tables_for(bytes(tiles)).function(name)
+    if name in CLASSIC_HEURISTICS or name not in HEURISTICS:
+        return tables_for(bytes(tiles)).function(name)
+    from .pattern_databases import resolve_heuristic
+
+    return resolve_heuristic(name, bytes(tiles)).evaluate

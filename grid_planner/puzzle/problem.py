@@ -14,6 +14,7 @@ from .board import (
     parse_goal,
 )
 from .heuristics import HEURISTICS, tables_for
+from .pattern_databases import PRECOMPUTED_KINDS, ResolvedHeuristic, resolve_heuristic
 
 
 class PuzzleProblem:
@@ -24,7 +25,8 @@ class PuzzleProblem:
     decides tie-breaking in every algorithm. `successors_with_heuristic` updates the chosen
     heuristic per move instead of recomputing it: one table lookup for misplaced/Manhattan,
     plus at most one line re-scored for linear conflict (only the line the moving tile
-    leaves or enters can change, and only if the tile belongs to it).
+    leaves or enters can change, and only if the tile belongs to it). `heuristic` is a name
+    of HEURISTICS or a `ResolvedHeuristic` for this goal (e.g. with a custom pattern database).
 
     The problem does not check solvability; `grid_planner.puzzle.solver.solve` does.
     """
@@ -35,20 +37,29 @@ class PuzzleProblem:
         self,
         board: BoardLike,
         goal: BoardLike | None = None,
-        heuristic: str = "manhattan",
+        heuristic: str | ResolvedHeuristic = "manhattan",
         move_order: Sequence[str] = MOVES,
     ) -> None:
         tiles = parse_board(board)
         self.side = round(len(tiles) ** 0.5)
         self._start = bytes(tiles)
         self._goal = bytes(parse_goal(goal, self.side))
-        if heuristic not in HEURISTICS:
-            raise InvalidRequestError(
-                f"unknown heuristic {heuristic!r}; heuristics are {', '.join(HEURISTICS)}"
-            )
-        self.heuristic_name = heuristic
+        if isinstance(heuristic, ResolvedHeuristic):
+            if heuristic.goal != self._goal:
+                raise InvalidRequestError("the resolved heuristic belongs to another goal")
+            resolved = heuristic
+        else:
+            if heuristic not in HEURISTICS:
+                raise InvalidRequestError(
+                    f"unknown heuristic {heuristic!r}; heuristics are {', '.join(HEURISTICS)}"
+                )
+            resolved = resolve_heuristic(heuristic, self._goal)
+        self.heuristic_name = resolved.requested
+        self.resolved = resolved
+        # What actually runs: `table` and `pdb` may fall back to linear_conflict.
+        self._kind = resolved.kind
         self.tables = tables_for(self._goal)
-        self.heuristic = self.tables.function(heuristic)
+        self.heuristic = resolved.evaluate
         self._neighbours = neighbour_table(self.side, move_order)
         count = len(tiles)
         # swap[t] maps byte 0 <-> t and leaves the rest: translating a board by it slides tile
@@ -64,7 +75,7 @@ class PuzzleProblem:
         """Per blank position: (tile position, move, h delta by tile, line, home by tile)."""
         tables = self.tables
         count, side = tables.count, self.side
-        base = tables.misplaced_table if self.heuristic_name == "misplaced" else (
+        base = tables.misplaced_table if self._kind == "misplaced" else (
             tables.manhattan_table
         )
         steps = []
@@ -115,9 +126,19 @@ class PuzzleProblem:
     def successors_with_heuristic(
         self, state: bytes, h: int
     ) -> Iterator[tuple[str, bytes, int, int]]:
-        """`successors` with each child's heuristic, updated from `h` by the moved tile."""
+        """`successors` with each child's heuristic, updated from `h` by the moved tile.
+
+        Table heuristics (`table`, `pdb`) look each child up instead (the compiled IDA* of
+        `fast_idastar` is where they are updated per move).
+        """
         swap = self._swap
-        with_lines = self.heuristic_name == "linear_conflict"
+        if self._kind in PRECOMPUTED_KINDS:
+            evaluate = self.heuristic
+            for source, move in self._neighbours[state.index(0)]:
+                child = state.translate(swap[state[source]])
+                yield move, child, 1, evaluate(child)
+            return
+        with_lines = self._kind == "linear_conflict"
         penalty = self.tables.line_penalty
         for source, move, delta, lines, home in self._steps[state.index(0)]:
             tile = state[source]

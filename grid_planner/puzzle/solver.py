@@ -7,6 +7,12 @@ LIMIT_REACHED=4) and whose `message` says why, so the ROS node and the CLI only 
 >>> outcome = solve("1 2 3 4 0 6 7 5 8")
 >>> outcome.status.name, outcome.moves, outcome.optimal
 ('SOLVED', ['Down', 'Right'], True)
+
+IDA* with `manhattan`, `table` or `pdb` runs compiled (`fast_idastar`) when numba is available,
+with the same results and counts as the reference `grid_planner.search.idastar`; everything
+else runs on the reference algorithms. `table` and `pdb` build or load their tables on first
+use (seconds for the 15-puzzle's pattern database); `prepare` does that ahead of time and
+`warm_up` compiles the kernels, so a server can pay both at start-up.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..search import ALGORITHMS, Budget, LimitKind, SearchResult, SearchStatus
+from ._jit import NUMBA_AVAILABLE, warn_fallback_once
 from .board import (
     BoardLike,
     InvalidBoardError,
@@ -27,7 +34,9 @@ from .board import (
     parse_goal,
     replay_boards,
 )
-from .heuristics import HEURISTICS
+from .fast_search import FAST_HEURISTIC_KINDS, fast_idastar
+from .heuristics import CLASSIC_HEURISTICS, HEURISTICS
+from .pattern_databases import resolve_heuristic
 from .problem import PuzzleProblem
 
 DEFAULT_ALGORITHM = "astar"
@@ -38,6 +47,9 @@ DEPTH_LIMITED = ("dfs", "iddfs")
 # puzzles (every solvable board is solvable within them, so the limit never hides the only
 # solutions). No diameter is known for larger boards; they get side**3, an arbitrary bound.
 KNOWN_DIAMETERS = {2: 6, 3: 31, 4: 80}
+# "auto": compiled IDA* where it exists and numba is importable; "reference": never;
+# "numba": compiled or INVALID_REQUEST.
+BACKENDS = ("auto", "numba", "reference")
 
 
 def default_depth_limit(side: int) -> int:
@@ -146,6 +158,23 @@ def _check_request(algorithm: str, heuristic: str, max_depth: object, budget: Bu
     return depth
 
 
+def _check_backend(backend: str) -> None:
+    if backend not in BACKENDS:
+        raise InvalidRequestError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if backend == "numba" and not NUMBA_AVAILABLE:
+        raise InvalidRequestError("the numba backend was requested but numba is not installed")
+
+
+def _compiled(kind: str, backend: str) -> bool:
+    """Whether IDA* with heuristic `kind` runs compiled under `backend`."""
+    if backend == "reference" or kind not in FAST_HEURISTIC_KINDS:
+        return False
+    if not NUMBA_AVAILABLE:
+        warn_fallback_once("IDA* runs on the reference implementation, far slower")
+        return False
+    return True
+
+
 def _unsolvable_reason(board: tuple[int, ...], goal: tuple[int, ...], side: int) -> str:
     def parity(tiles):
         return "odd" if tiles % 2 else "even"
@@ -185,13 +214,18 @@ def solve(
     heuristic: str = DEFAULT_HEURISTIC,
     max_depth: int = 0,
     budget: Budget | None = None,
+    *,
+    backend: str = "auto",
 ) -> PuzzleOutcome:
     """Solve the puzzle `board` -> `goal` (None or empty: 1..n*n-1 then 0) with `algorithm`.
 
     Empty `algorithm`/`heuristic` mean the defaults (astar, manhattan). `heuristic` is used by
-    astar and idastar only. `max_depth` limits dfs and iddfs (0: `default_depth_limit`, e.g.
+    astar and idastar only; `table`/`pdb` fall back to linear_conflict where no table exists
+    (the message says so). `max_depth` limits dfs and iddfs (0: `default_depth_limit`, e.g.
     31 for 3x3). `budget` bounds nodes, time and allows cancelling. Unsolvable boards are
-    answered from the parity test before any search, with zero nodes.
+    answered from the parity test before any search, with zero nodes. `backend` (BACKENDS)
+    chooses between the compiled and the reference IDA*. Building a table on first use is not
+    part of `planning_time`.
     """
     algorithm = algorithm or DEFAULT_ALGORITHM
     heuristic = heuristic or DEFAULT_HEURISTIC
@@ -208,6 +242,7 @@ def solve(
     try:
         outcome.goal = parse_goal(goal, side)
         depth = _check_request(algorithm, heuristic, max_depth, budget)
+        _check_backend(backend)
     except InvalidRequestError as error:
         outcome.message = str(error)
         return outcome
@@ -216,15 +251,20 @@ def solve(
         outcome.message = _unsolvable_reason(tiles, outcome.goal, side)
         return outcome
 
-    problem = PuzzleProblem(tiles, outcome.goal, heuristic)
-    options = {}
+    resolved = resolve_heuristic(heuristic if informed else DEFAULT_HEURISTIC, bytes(outcome.goal))
+    note = f"; {heuristic}: {resolved.note}" if informed and resolved.note else ""
     depth_limit = None
-    if algorithm in DEPTH_LIMITED:
-        depth_limit = depth or default_depth_limit(side)
-        if budget is not None and budget.max_depth is not None:
-            depth_limit = min(depth_limit, budget.max_depth)
-        options = {"depth_limit" if algorithm == "dfs" else "max_depth": depth_limit}
-    result = ALGORITHMS[algorithm](problem, budget, **options)
+    if algorithm == "idastar" and _compiled(resolved.kind, backend):
+        result = fast_idastar(bytes(tiles), resolved, budget)
+    else:
+        problem = PuzzleProblem(tiles, outcome.goal, resolved)
+        options = {}
+        if algorithm in DEPTH_LIMITED:
+            depth_limit = depth or default_depth_limit(side)
+            if budget is not None and budget.max_depth is not None:
+                depth_limit = min(depth_limit, budget.max_depth)
+            options = {"depth_limit" if algorithm == "dfs" else "max_depth": depth_limit}
+        result = ALGORITHMS[algorithm](problem, budget, **options)
 
     outcome.result = result
     outcome.nodes_expanded = result.nodes_expanded
@@ -237,10 +277,10 @@ def solve(
         outcome.moves = list(result.actions)
         outcome.optimal = result.optimal
         quality = "optimal" if result.optimal else f"not guaranteed shortest with {algorithm}"
-        outcome.message = f"solved in {result.length} moves ({quality})"
+        outcome.message = f"solved in {result.length} moves ({quality}){note}"
     elif result.status is SearchStatus.LIMIT_REACHED:
         outcome.status = PuzzleStatus.LIMIT_REACHED
-        outcome.message = _limit_message(result, budget, depth_limit)
+        outcome.message = _limit_message(result, budget, depth_limit) + note
     else:  # the parity test said solvable, so an exhausted search means a broken invariant
         outcome.status = PuzzleStatus.UNSOLVABLE
         outcome.message = f"{algorithm} exhausted every reachable board without reaching the goal"
@@ -264,10 +304,13 @@ def compare(
     budget_per_run: Budget | Callable[[], Budget] | None = None,
     *,
     algorithms: tuple[str, ...] = PUZZLE_ALGORITHMS,
-    heuristics: tuple[str, ...] = HEURISTICS,
+    heuristics: tuple[str, ...] = CLASSIC_HEURISTICS,
     max_depth: int = 0,
 ) -> list[PuzzleOutcome]:
     """Solve `board` with every algorithm (informed ones once per heuristic), one outcome each.
+
+    The default heuristics are the classic ones, which need no table; pass
+    `heuristics=HEURISTICS` to include `table` and `pdb`.
 
     `budget_per_run` is a Budget shared by all runs (mind a shared deadline) or a factory
     called before each run; None means `per_run_budget()` (10 s, 200,000 expansions per run),
