@@ -101,10 +101,13 @@ def worker(spec: dict) -> dict:
     warm = []
     if answer["first_s"] <= SINGLE_RUN_S:
         warm = repeat_timings(warm_query, spec["repeats"], spec["budget_s"], MIN_WARM_RUNS)
+    # Only the project has warm state (compiled kernels, search buffers) that the first run
+    # sets up; for the others the first run is a sample like any other.
+    samples = warm if planner.compiled else [answer["first_s"], *warm]
     answer.update(
         length=length,
         expanded=expanded,
-        warm_s=median_or_none(warm) if warm else answer["first_s"],
+        warm_s=median_or_none(samples) if samples else answer["first_s"],
         search_s=median_or_none(search_times) if search_times else first_search_s,
         warm_runs=len(warm),
         prep_mb=prep_memory.megabytes,

@@ -137,11 +137,12 @@ TEXTBOOK = PuzzleSolver("textbook_astar", "textbook", "textbook", _textbook)
 SLIDINGPUZZLE = PuzzleSolver("slidingpuzzle_astar", "peer", "slidingpuzzle", _slidingpuzzle)
 
 
-def eight_puzzle_solvers() -> list[PuzzleSolver]:
-    """Every solver timed on the 8-puzzle sets: textbook, project configurations, peer."""
+def eight_puzzle_solvers(algorithms: tuple[str, ...] = ("astar", "idastar")) -> list[PuzzleSolver]:
+    """The solvers timed on the 8-puzzle sets: textbook, the project with each of
+    `algorithms` and each heuristic worth timing, peer."""
     project = [
         project_solver(algorithm, heuristic)
-        for algorithm in ("astar", "idastar")
+        for algorithm in algorithms
         for heuristic in project_heuristics()
         if heuristic not in WEAK_HEURISTICS
     ]

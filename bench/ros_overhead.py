@@ -5,8 +5,8 @@ executables from the virtual environment on a private DDS domain (localhost disc
 then times `solve_puzzle` and `compute_path` calls from a client node in this process
 against `solve(...)` and `plan(...)` called directly (timed first, before any node or
 executor thread runs), and a `get_parameters` call to each node as the baseline cost of a
-round trip that does no work. Prints one JSON line (the last line of
-stdout) for `run_all.py`; run it from the repository root.
+round trip that does no work. Prints one JSON line (the last line of stdout) for
+`run_all.py`; run it from the repository root.
 """
 
 from __future__ import annotations
@@ -25,31 +25,37 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 import puzzle_sets
 import scenarios
 from puzzle_planners import best_project_heuristic
 
 CALLS = 20
+BIG_MAP_SEED = 2024  # grid_bench.SEED: the same 2048^2 random map as the grid benchmark
 READY_TIMEOUT_S = 60.0
 BIN_DIR = Path(sys.executable).parent
 
 
-def set_ros_environment() -> None:
+def set_ros_environment(log_dir: Path) -> None:
     """Set what rclpy (imported later) and the nodes need: the venv first on the ament prefix
-    path, localhost discovery, a domain of this run's own (unless one is set), a log folder."""
+    path, localhost discovery, a domain of this run's own and ROS logs in `log_dir` (unless
+    those two are set already)."""
     prefixes = [str(BIN_DIR.parent), *filter(None, os.environ.get("AMENT_PREFIX_PATH", "")
                                              .split(os.pathsep))]
     os.environ["AMENT_PREFIX_PATH"] = os.pathsep.join(dict.fromkeys(prefixes))
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
     os.environ.setdefault("ROS_DOMAIN_ID", str(1 + os.getpid() % 100))
-    os.environ.setdefault("ROS_LOG_DIR", tempfile.mkdtemp(prefix="grid_planner_bench_ros_"))
+    os.environ.setdefault("ROS_LOG_DIR", str(log_dir))
     os.environ["PYTHONUNBUFFERED"] = "1"
 
 
 @contextmanager
-def node_process(executable: str, args: list[str], ready: str, log_dir: Path):
+def node_process(
+    executable: str, args: list[str], ready: str, log_dir: Path, log_name: str | None = None
+):
     """Run one of the package's executables until the block ends, once it printed `ready`."""
-    log_path = log_dir / f"{executable}.log"
+    log_path = log_dir / f"{log_name or executable}.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen([str(BIN_DIR / executable), *args], stdout=log,
                                    stderr=subprocess.STDOUT)
@@ -180,6 +186,57 @@ def grid_case(occupancy) -> Case:
                 lambda: plan(grid, scenario.start, scenario.goal), planning_time)
 
 
+def big_map_case(scenario, occupancy) -> Case:
+    """`plan_path` (GetPlan: a bare Path of ~4,000 poses) against `plan` on the 2048^2 map, on
+    the planner in namespace /big that the client fed this map."""
+    from geometry_msgs.msg import PoseStamped
+    from nav_msgs.srv import GetPlan
+
+    from grid_planner.grid.planner import plan
+    from grid_planner.grid.planning_grid import PlanningGrid
+
+    poses = []
+    for cell in (scenario.start, scenario.goal):
+        pose = PoseStamped()
+        pose.header.frame_id = "map"
+        pose.pose.position.x, pose.pose.position.y = occupancy.cell_to_world(*cell)
+        pose.pose.orientation.w = 1.0
+        poses.append(pose)
+
+    grid = PlanningGrid(occupancy)
+    pose_count = plan(grid, scenario.start, scenario.goal).length + 1
+
+    def planning_time(response) -> float:
+        if len(response.plan.poses) != pose_count:
+            raise RuntimeError(f"plan_path gave {len(response.plan.poses)} poses, not {pose_count}")
+        return 0.0  # GetPlan carries no timing
+
+    return Case(f"grid A*, 2048^2 random map, plan_path ({pose_count} poses)",
+                GetPlan, "/big/plan_path", GetPlan.Request(start=poses[0], goal=poses[1]),
+                lambda: plan(grid, scenario.start, scenario.goal), planning_time)
+
+
+def publish_map(caller: Caller, topic: str, occupancy) -> object:
+    """Publish `occupancy` latched on `topic` from the client node; returns the publisher."""
+    from nav_msgs.msg import OccupancyGrid
+
+    from grid_planner.nodes.conversions import map_to_msg
+    from grid_planner.nodes.qos import MAP_QOS
+
+    publisher = caller.node.create_publisher(OccupancyGrid, topic, MAP_QOS)
+    publisher.publish(map_to_msg(occupancy, caller.node.get_clock().now().to_msg()))
+    return publisher
+
+
+def wait_for_log(path: Path, text: str) -> None:
+    """Wait until `text` appears in the log file at `path`."""
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while text not in path.read_text(errors="replace"):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{path.name} never printed {text!r}")
+        time.sleep(0.05)
+
+
 def baseline_cases() -> list[Case]:
     """A `get_parameters` round trip to each node: transport plus executor, no work."""
     from rcl_interfaces.srv import GetParameters
@@ -214,29 +271,32 @@ def round_trips(caller: Caller, case: Case) -> tuple[list[float], list[float]]:
     return times, reported
 
 
-def measure() -> dict:
-    """Time every case in-process (nothing else running), then start the nodes and time the
-    same cases over ROS, then stop the nodes."""
+def measure(log_dir: Path) -> dict:
+    """Time every case in-process (nothing else running), then start the nodes (their output
+    goes to `log_dir`) and time the same cases over ROS, then stop the nodes."""
     from grid_planner.grid.map_io import load_map
+    from grid_planner.grid.occupancy import OccupancyMap
 
     map_yaml = scenarios.shared_dir() / "maps" / "turtlebot3_world.yaml"
     occupancy = load_map(map_yaml)
-    cases = [*baseline_cases(), *puzzle_cases(), grid_case(occupancy)]
+    big = scenarios.random_obstacles(2048, BIG_MAP_SEED)
+    big_map = OccupancyMap(width=big.width, height=big.height, resolution=0.05,
+                           data=np.asarray(big.blocked, dtype=np.int8).reshape(-1) * 100)
+    cases = [*baseline_cases(), *puzzle_cases(), grid_case(occupancy), big_map_case(big, big_map)]
     local = [in_process_times(case) for case in cases]
-    log_dir = Path(tempfile.mkdtemp(prefix="grid_planner_bench_nodes_"))
     with ExitStack() as stack:
         stack.enter_context(node_process("puzzle_node", [], "ready", log_dir))
         stack.enter_context(node_process("planner_node", [], "ready", log_dir))
+        stack.enter_context(node_process(
+            "planner_node", ["--ros-args", "-r", "__ns:=/big"], "ready", log_dir, "big_planner"))
         stack.enter_context(node_process(
             "map_publisher", ["--ros-args", "-p", f"yaml_filename:={map_yaml}"], "ready",
             log_dir))
         caller = Caller()
         stack.callback(caller.close)
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while "map received" not in (log_dir / "planner_node.log").read_text(errors="replace"):
-            if time.monotonic() > deadline:
-                raise RuntimeError("planner_node never received the map")
-            time.sleep(0.05)
+        publish_map(caller, "/big/map", big_map)
+        wait_for_log(log_dir / "planner_node.log", "map received in frame")
+        wait_for_log(log_dir / "big_planner.log", "map received in frame")
         remote = [round_trips(caller, case) for case in cases]
     results = []
     for case, in_process, (round_trip, reported) in zip(cases, local, remote, strict=True):
@@ -256,12 +316,13 @@ def main() -> int:
     if missing:
         print(json.dumps({"error": f"executables not installed: {', '.join(missing)}"}))
         return 1
-    set_ros_environment()
-    try:
-        answer = measure()
-    except Exception as error:  # report, don't crash the caller's run
-        print(json.dumps({"error": f"{type(error).__name__}: {error}"}))
-        return 1
+    with tempfile.TemporaryDirectory(prefix="grid_planner_bench_ros_") as scratch:
+        set_ros_environment(Path(scratch))
+        try:
+            answer = measure(Path(scratch))
+        except Exception as error:  # report, don't crash the caller's run
+            print(json.dumps({"error": f"{type(error).__name__}: {error}"}))
+            return 1
     for case in answer["cases"]:
         print(f"{case['case']}: round trip {case['round_trip_ms']:.2f} ms, in-process "
               f"{case['in_process_ms']:.2f} ms, overhead {case['overhead_ms']:.2f} ms",
