@@ -110,8 +110,8 @@ def _manhattan(x, y, target_x, target_y):
     return best
 
 
-# The A* heap is one int64 array of (key, cell) pairs, heap[2 i] and heap[2 i + 1]: one cache
-# line per move, measurably faster than separate key and cell arrays.
+# The A* heap is one int64 array of (key, cell) pairs, heap[2 i] and heap[2 i + 1]: a move
+# reads and writes one place instead of two arrays (measured faster).
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -140,9 +140,10 @@ def _heap_pop_fix(heap, size):
         child = 2 * i + 1
         if child >= size:
             break
-        right = child + 1
-        if right < size and heap[2 * right] < heap[2 * child]:
-            child = right
+        # The right child when strictly smaller, as an add (not a jump: the outcome is a coin
+        # flip, a mispredicted branch per level costs more than the heap move itself).
+        if child + 1 < size:
+            child += heap[2 * child + 2] < heap[2 * child]
         if heap[2 * child] >= key:
             break
         heap[2 * i] = heap[2 * child]
@@ -483,10 +484,15 @@ def label_components_kernel(free, width, height):
 
 
 def pad_clearance(clearance: np.ndarray, width: int, height: int) -> np.ndarray:
-    """The flat map `clearance` framed by a one-cell LETHAL border: (height+2) * (width+2)."""
+    """The flat map `clearance` framed by a one-cell LETHAL border: (height+2) * (width+2).
+
+    Read-only, like the grid's own arrays (numba compiles one version per writability).
+    """
     padded = np.full((height + 2, width + 2), LETHAL_CLEARANCE, dtype=np.int32)
     padded[1:-1, 1:-1] = np.asarray(clearance, dtype=np.int32).reshape(height, width)
-    return padded.reshape(-1)
+    padded = padded.reshape(-1)
+    padded.setflags(write=False)
+    return padded
 
 
 def to_padded(index, width: int):
@@ -499,19 +505,19 @@ def from_padded(padded, width: int):
     return padded - 2 * (padded // (width + 2)) - width - 1
 
 
-_MAX_BASE = np.iinfo(np.int32).max - _GENERATION_STEP
+# The last generation: a multiple of the step whose stamps (up to base + 7) still fit int32.
+_MAX_BASE = np.iinfo(np.int32).max + 1 - _GENERATION_STEP
 
 
 class SearchBuffers:
     """Per-grid scratch arrays for the kernels, reused by every query on that grid.
 
     `stamp` and `g` have one entry per cell of the padded clearance (`cell_count` of them,
-    allocated once; a query on a larger clearance reallocates them); the frontier arrays
-    (the A* heap's (key, cell) pairs, the BFS queue or DFS stack cells, the DFS directions)
-    start small and grow on demand, so a short query on a
-    huge map stays cheap. `lock`
-    serialises queries (kernels release the GIL, so two threads could otherwise share the
-    arrays). `width` is the map width of the latest query, for `expanded_indices`.
+    allocated once; a query on a larger clearance reallocates them). The frontier arrays (the
+    A* heap's (key, cell) pairs, the BFS queue or DFS stack cells, the DFS directions) start
+    small and grow on demand, so a short query on a huge map stays cheap. `lock` serialises
+    queries (kernels release the GIL, so two threads could otherwise share the arrays).
+    `width` is the map width of the latest query, for `expanded_indices`.
     """
 
     def __init__(self, cell_count: int, frontier_capacity: int = 1024) -> None:
