@@ -157,15 +157,10 @@ def puzzle_cases() -> list[Case]:
     ]
 
 
-def grid_case(occupancy) -> Case:
-    """`compute_path` against `plan` on the TurtleBot3 map (A*, far-apart free cells)."""
+def end_poses(scenario, occupancy) -> list:
+    """PoseStamped messages (frame `map`) at the centres of the scenario's start and goal."""
     from geometry_msgs.msg import PoseStamped
-    from grid_planner_interfaces.srv import ComputePath
 
-    from grid_planner.grid.planner import plan
-    from grid_planner.grid.planning_grid import PlanningGrid
-
-    scenario = scenarios.turtlebot3_world()
     poses = []
     for cell in (scenario.start, scenario.goal):
         pose = PoseStamped()
@@ -173,6 +168,18 @@ def grid_case(occupancy) -> Case:
         pose.pose.position.x, pose.pose.position.y = occupancy.cell_to_world(*cell)
         pose.pose.orientation.w = 1.0
         poses.append(pose)
+    return poses
+
+
+def grid_case(occupancy) -> Case:
+    """`compute_path` against `plan` on the TurtleBot3 map (A*, far-apart free cells)."""
+    from grid_planner_interfaces.srv import ComputePath
+
+    from grid_planner.grid.planner import plan
+    from grid_planner.grid.planning_grid import PlanningGrid
+
+    scenario = scenarios.turtlebot3_world()
+    poses = end_poses(scenario, occupancy)
 
     def planning_time(response) -> float:
         if response.error_code != 0:
@@ -189,19 +196,12 @@ def grid_case(occupancy) -> Case:
 def big_map_case(scenario, occupancy) -> Case:
     """`plan_path` (GetPlan: a bare Path of ~4,000 poses) against `plan` on the 2048^2 map, on
     the planner in namespace /big that the client fed this map."""
-    from geometry_msgs.msg import PoseStamped
     from nav_msgs.srv import GetPlan
 
     from grid_planner.grid.planner import plan
     from grid_planner.grid.planning_grid import PlanningGrid
 
-    poses = []
-    for cell in (scenario.start, scenario.goal):
-        pose = PoseStamped()
-        pose.header.frame_id = "map"
-        pose.pose.position.x, pose.pose.position.y = occupancy.cell_to_world(*cell)
-        pose.pose.orientation.w = 1.0
-        poses.append(pose)
+    poses = end_poses(scenario, occupancy)
 
     grid = PlanningGrid(occupancy)
     pose_count = plan(grid, scenario.start, scenario.goal).length + 1

@@ -42,23 +42,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from grid_planner.jit import NUMBA_AVAILABLE, njit
 from grid_planner.search.result import Budget, LimitKind
-
-try:  # pragma: no cover - exercised by whichever environment runs the tests
-    from numba import njit
-
-    NUMBA_AVAILABLE = True
-except ImportError:  # pragma: no cover
-    NUMBA_AVAILABLE = False
-
-    def njit(*_args, **_kwargs):  # type: ignore[no-redef]
-        """Stand-in decorator: leaves the function as plain (slow) Python."""
-
-        def wrap(function):
-            return function
-
-        return wrap
-
 
 _log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""Optional numba for the puzzle kernels: `njit` compiles when numba is importable, else no-op.
+"""Optional numba for the puzzle kernels (see grid_planner.jit) and their fallback warning.
 
 Without numba the pattern-database builds run on NumPy (several times slower) and `solve`
 uses the reference algorithms of `grid_planner.search`; each logs one warning saying so.
@@ -8,21 +8,9 @@ from __future__ import annotations
 
 import logging
 
-try:  # pragma: no cover - exercised by whichever environment runs the tests
-    from numba import njit
+from grid_planner.jit import NUMBA_AVAILABLE, njit
 
-    NUMBA_AVAILABLE = True
-except ImportError:  # pragma: no cover
-    NUMBA_AVAILABLE = False
-
-    def njit(*_args, **_kwargs):  # type: ignore[no-redef]
-        """Stand-in decorator: leaves the function as plain (slow) Python."""
-
-        def wrap(function):
-            return function
-
-        return wrap
-
+__all__ = ["NUMBA_AVAILABLE", "njit", "warn_fallback_once"]
 
 _log = logging.getLogger("grid_planner.puzzle")
 _warned: set[str] = set()
