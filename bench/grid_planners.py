@@ -9,7 +9,6 @@ optional: a planner whose module is not importable is skipped with a note.
 
 from __future__ import annotations
 
-import importlib.util
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import textbook
+from measure import module_missing
 from scenarios import GridScenario, tutorial
 
 Answer = tuple[int, int | None, float | None]
@@ -40,11 +40,7 @@ class GridPlanner:
 
     def missing(self) -> str | None:
         """Why this planner cannot run here (None when it can)."""
-        try:
-            found = importlib.util.find_spec(self.module) is not None
-        except ImportError:  # a parent package that fails to import
-            found = False
-        return None if found else f"{self.module} is not importable"
+        return module_missing(self.module)
 
     def too_big(self, scenario: GridScenario) -> bool:
         """Whether the scenario exceeds this planner's size limit."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import importlib.util
 import json
 import os
 import platform
@@ -160,3 +161,12 @@ def machine_info() -> dict:
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "load_average": [round(load, 2) for load in os.getloadavg()],
     }
+
+
+def module_missing(module: str) -> str | None:
+    """Why `module` cannot be used here (None when it is importable)."""
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except ImportError:  # a parent package that fails to import
+        found = False
+    return None if found else f"{module} is not importable"

@@ -9,11 +9,11 @@ pattern-database heuristic when one appears in its heuristic list.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import textbook
+from measure import module_missing
 from puzzle_sets import Board
 
 Solve = Callable[[Board], tuple[int | None, int | None]]
@@ -46,11 +46,7 @@ class PuzzleSolver:
 
     def missing(self) -> str | None:
         """Why this solver cannot run here (None when it can)."""
-        try:
-            found = importlib.util.find_spec(self.module) is not None
-        except ImportError:  # a parent package that fails to import
-            found = False
-        return None if found else f"{self.module} is not importable"
+        return module_missing(self.module)
 
 
 def project_heuristics() -> list[str]:

@@ -15,22 +15,11 @@ from pathlib import Path
 
 import numpy as np
 
+from grid_planner.grid.draw_maps import TUTORIAL_ROWS, TUTORIAL_SHORTEST_STEPS
 from measure import REPO_ROOT
 
 Cell = tuple[int, int]
 
-# The tutorial grid as printed: first row at the top, 1 = blocked.
-TUTORIAL_ROWS = (
-    "0 0 0 0 0 0 0 1 0 0",
-    "0 1 1 1 0 0 0 1 0 0",
-    "0 0 0 1 0 1 0 0 0 0",
-    "0 1 0 0 0 1 0 1 1 0",
-    "0 1 0 1 0 0 0 0 1 0",
-    "0 0 0 1 0 1 1 0 0 0",
-    "1 1 0 0 0 0 0 1 0 0",
-    "0 0 0 1 1 0 0 0 0 0",
-)
-TUTORIAL_LENGTH = 16
 OBSTACLE_DENSITY = 0.25
 TILE_SIZE = 512
 TILE_MAP_SIZE = 4096
@@ -127,7 +116,7 @@ def tutorial() -> GridScenario:
     # Printed row r is grid row height - 1 - r (row 0 of an OccupancyGrid is the bottom).
     return GridScenario(
         "tutorial", "tutorial 8x10 grid", printed[::-1].copy(), (0, height - 1), (9, 0),
-        TUTORIAL_LENGTH,
+        TUTORIAL_SHORTEST_STEPS,
     )
 
 
