@@ -2,11 +2,19 @@
 
 Starts the project's `map_publisher` (TurtleBot3 map), `planner_node` and `puzzle_node`
 executables from the virtual environment on a private DDS domain (localhost discovery only),
-then times `solve_puzzle` and `compute_path` calls from a client node in this process
-against `solve(...)` and `plan(...)` called directly (timed first, before any node or
+then times `solve_puzzle`, `compute_path` and `plan_path` calls from a client node in this
+process against `solve(...)` and `plan(...)` called directly (timed first, before any node or
 executor thread runs), and a `get_parameters` call to each node as the baseline cost of a
-round trip that does no work. Prints one JSON line (the last line of stdout) for
-`run_all.py`; run it from the repository root.
+round trip that does no work.
+
+Overhead of a call = its round trip minus the node's own `planning_time` of that same call where
+the answer carries one (the solve measured inside the node's process, so machine noise in the
+solve does not count as overhead), else minus the in-process median. Big paths are also fetched
+by a client that takes the answer raw (`grid_planner.nodes.prebuilt.raw_response_type`, then
+decodes it with NumPy inside the timed round trip): with rclpy's generated Python response the
+client's own conversion of thousands of PoseStamped objects is most of the round trip, whatever
+the server does.
+Prints one JSON line (the last line of stdout) for `run_all.py`; run it from the repository root.
 """
 
 from __future__ import annotations
@@ -97,15 +105,16 @@ class Caller:
             raise RuntimeError(f"service {name} did not appear")
         return client
 
-    def call(self, client, request) -> tuple[float, object]:
-        """`(seconds, response)` of one round trip."""
+    def call(self, client, request, receive: Callable[[object], object]) -> tuple[float, object]:
+        """`(seconds, answer)` of one round trip, `receive` (reading the response) included."""
         done = threading.Event()
         began = time.perf_counter()
         future = client.call_async(request)
         future.add_done_callback(lambda _future: done.set())
         if not done.wait(60.0):
             raise RuntimeError(f"{client.srv_name} did not answer")
-        return time.perf_counter() - began, future.result()
+        answer = receive(future.result())
+        return time.perf_counter() - began, answer
 
     def close(self) -> None:
         """Stop spinning and shut rclpy down."""
@@ -121,11 +130,12 @@ class Case:
     """One service call and the same work done in-process."""
 
     name: str
-    service_type: type
+    service_type: type  # what the client is created with (a raw stand-in for raw clients)
     service: str
     request: object
     in_process: Callable[[], object]
-    planning_time: Callable[[object], float]  # the node's own timing, from a response
+    planning_time: Callable[[object], float | None]  # the node's own timing; None: not reported
+    receive: Callable[[object], object] = lambda response: response  # a raw answer's decoding
 
 
 def _median_ms(seconds: list[float]) -> float:
@@ -133,8 +143,9 @@ def _median_ms(seconds: list[float]) -> float:
 
 
 def puzzle_cases() -> list[Case]:
-    """`solve_puzzle` against `solve` on a hard 8-puzzle (A*, linear conflict) and an easy
-    Korf 15-puzzle (IDA* with the strongest heuristic on offer)."""
+    """`solve_puzzle` against `solve` on a hard 8-puzzle (A* with linear conflict, and with the
+    exact table, whose solve is too short for noise to matter) and an easy Korf 15-puzzle (IDA*
+    with the strongest heuristic on offer)."""
     from grid_planner_interfaces.srv import SolvePuzzle
 
     from grid_planner.puzzle.solver import solve
@@ -152,6 +163,7 @@ def puzzle_cases() -> list[Case]:
              lambda b=board, a=algorithm, h=heuristic: solve(b, None, a, h), planning_time)
         for title, board, algorithm, heuristic in (
             ("8-puzzle, 31 moves", puzzle_sets.HARDEST_8[0], "astar", "linear_conflict"),
+            ("8-puzzle, 31 moves", puzzle_sets.HARDEST_8[0], "astar", "table"),
             (f"15-puzzle, Korf #{easiest.number}", easiest.board, "idastar", strongest),
         )
     ]
@@ -193,27 +205,57 @@ def grid_case(occupancy) -> Case:
                 lambda: plan(grid, scenario.start, scenario.goal), planning_time)
 
 
-def big_map_case(scenario, occupancy) -> Case:
-    """`plan_path` (GetPlan: a bare Path of ~4,000 poses) against `plan` on the 2048^2 map, on
-    the planner in namespace /big that the client fed this map."""
+def big_map_cases(scenario, occupancy) -> list[Case]:
+    """`plan_path` (GetPlan: a bare Path of ~4,000 poses) and `compute_path` against `plan` on
+    the 2048^2 map, on the planner in namespace /big that the client fed this map; each by a
+    client that takes the answer raw and by rclpy's generated client."""
+    from grid_planner_interfaces.srv import ComputePath
     from nav_msgs.srv import GetPlan
 
     from grid_planner.grid.planner import plan
     from grid_planner.grid.planning_grid import PlanningGrid
+    from grid_planner.nodes.cdr import decode_compute_path_answer, decode_path
+    from grid_planner.nodes.prebuilt import raw_response_type
 
     poses = end_poses(scenario, occupancy)
-
     grid = PlanningGrid(occupancy)
     pose_count = plan(grid, scenario.start, scenario.goal).length + 1
 
-    def planning_time(response) -> float:
-        if len(response.plan.poses) != pose_count:
-            raise RuntimeError(f"plan_path gave {len(response.plan.poses)} poses, not {pose_count}")
-        return 0.0  # GetPlan carries no timing
+    def checked(count: int) -> None:
+        if count != pose_count:
+            raise RuntimeError(f"the answer has {count} poses, not {pose_count}")
 
-    return Case(f"grid A*, 2048^2 random map, plan_path ({pose_count} poses)",
-                GetPlan, "/big/plan_path", GetPlan.Request(start=poses[0], goal=poses[1]),
-                lambda: plan(grid, scenario.start, scenario.goal), planning_time)
+    def get_plan_time(response) -> None:
+        checked(len(response.plan.poses))  # GetPlan carries no timing
+
+    def raw_get_plan_time(path) -> None:
+        checked(path.pose_count)
+
+    def compute_time(response) -> float:
+        checked(len(response.path.poses))
+        return response.planning_time.sec + response.planning_time.nanosec * 1e-9
+
+    def raw_compute_time(answer) -> float:
+        checked(answer.path.pose_count)
+        return answer.planning_time_sec + answer.planning_time_nanosec * 1e-9
+
+    def in_process():
+        return plan(grid, scenario.start, scenario.goal)
+
+    get_plan = GetPlan.Request(start=poses[0], goal=poses[1])
+    compute = ComputePath.Request(start=poses[0], goal=poses[1], use_start=True)
+    title = f"grid A*, 2048^2 random map ({pose_count} poses)"
+    return [
+        Case(f"{title}, plan_path, raw client", raw_response_type(GetPlan), "/big/plan_path",
+             get_plan, in_process, raw_get_plan_time, decode_path),
+        Case(f"{title}, plan_path, rclpy client", GetPlan, "/big/plan_path", get_plan,
+             in_process, get_plan_time),
+        Case(f"{title}, compute_path, raw client", raw_response_type(ComputePath),
+             "/big/compute_path", compute, in_process, raw_compute_time,
+             decode_compute_path_answer),
+        Case(f"{title}, compute_path, rclpy client", ComputePath, "/big/compute_path", compute,
+             in_process, compute_time),
+    ]
 
 
 def publish_map(caller: Caller, topic: str, occupancy) -> object:
@@ -243,7 +285,7 @@ def baseline_cases() -> list[Case]:
 
     return [
         Case(f"baseline: {node} get_parameters", GetParameters, f"{node}/get_parameters",
-             GetParameters.Request(names=[parameter]), lambda: None, lambda _response: 0.0)
+             GetParameters.Request(names=[parameter]), lambda: None, lambda _response: None)
         for node, parameter in (("puzzle_solver", "max_nodes"), ("grid_planner", "algorithm"))
     ]
 
@@ -259,13 +301,13 @@ def in_process_times(case: Case) -> list[float]:
     return times
 
 
-def round_trips(caller: Caller, case: Case) -> tuple[list[float], list[float]]:
+def round_trips(caller: Caller, case: Case) -> tuple[list[float], list[float | None]]:
     """Seconds of CALLS round trips (after one untimed call), and the node's planning times."""
     client = caller.client(case.service_type, case.service)
-    caller.call(client, case.request)
+    caller.call(client, case.request, case.receive)
     times, reported = [], []
     for _ in range(CALLS):
-        seconds, response = caller.call(client, case.request)
+        seconds, response = caller.call(client, case.request, case.receive)
         times.append(seconds)
         reported.append(case.planning_time(response))
     return times, reported
@@ -282,7 +324,8 @@ def measure(log_dir: Path) -> dict:
     big = scenarios.random_obstacles(2048, BIG_MAP_SEED)
     big_map = OccupancyMap(width=big.width, height=big.height, resolution=0.05,
                            data=np.asarray(big.blocked, dtype=np.int8).reshape(-1) * 100)
-    cases = [*baseline_cases(), *puzzle_cases(), grid_case(occupancy), big_map_case(big, big_map)]
+    cases = [*baseline_cases(), *puzzle_cases(), grid_case(occupancy),
+             *big_map_cases(big, big_map)]
     local = [in_process_times(case) for case in cases]
     with ExitStack() as stack:
         stack.enter_context(node_process("puzzle_node", [], "ready", log_dir))
@@ -298,15 +341,27 @@ def measure(log_dir: Path) -> dict:
         wait_for_log(log_dir / "planner_node.log", "map received in frame")
         wait_for_log(log_dir / "big_planner.log", "map received in frame")
         remote = [round_trips(caller, case) for case in cases]
-    results = []
-    for case, in_process, (round_trip, reported) in zip(cases, local, remote, strict=True):
-        results.append({
-            "case": case.name, "round_trip_ms": _median_ms(round_trip),
-            "in_process_ms": _median_ms(in_process),
-            "node_planning_time_ms": _median_ms(reported),
-            "overhead_ms": _median_ms(round_trip) - _median_ms(in_process),
-        })
-    return {"calls": CALLS, "cases": results}
+    return {"calls": CALLS, "cases": [
+        case_result(case.name, in_process, round_trip, reported)
+        for case, in_process, (round_trip, reported) in zip(cases, local, remote, strict=True)
+    ]}
+
+
+def case_result(name: str, in_process: list[float], round_trip: list[float],
+                reported: list[float | None]) -> dict:
+    """Medians of one case; the overhead pairs each round trip with the node's own time of
+    that call when the answers report one."""
+    paired = None not in reported
+    overheads = ([trip - solve for trip, solve in zip(round_trip, reported, strict=True)]
+                 if paired else [trip - statistics.median(in_process) for trip in round_trip])
+    return {
+        "case": name, "round_trip_ms": _median_ms(round_trip),
+        "in_process_ms": _median_ms(in_process),
+        "node_planning_time_ms": _median_ms(reported) if paired else None,
+        "overhead_vs_in_process_ms": _median_ms(round_trip) - _median_ms(in_process),
+        "overhead_ms": _median_ms(overheads),
+        "overhead_paired": paired,
+    }
 
 
 def main() -> int:

@@ -12,9 +12,11 @@ from std_msgs.msg import Header
 
 from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.nodes.conversions import (
+    int8_sequence,
     map_to_msg,
     msg_to_map,
-    path_to_msg,
+    path_message,
+    planned_path,
     pose_is_finite,
     quaternion_to_yaw,
     seconds_to_duration,
@@ -36,17 +38,17 @@ def test_map_round_trips_through_an_occupancy_grid() -> None:
 
 def test_path_poses_face_the_next_pose_and_end_with_the_goal_yaw() -> None:
     points = np.array([[0.5, 0.5], [1.5, 0.5], [1.5, 1.5]])
-    path = path_to_msg(points, "map", Time(sec=3), final_yaw=-1.0)
+    path = path_message(planned_path(points, "map", Time(sec=3), final_yaw=-1.0))
     yaws = [quaternion_to_yaw(p.pose.orientation) for p in path.poses]
     assert np.allclose(yaws, [0.0, math.pi / 2, -1.0])
-    approach = path_to_msg(points, "map", Time(sec=3), final_yaw=None)
+    approach = path_message(planned_path(points, "map", Time(sec=3), final_yaw=None))
     assert math.isclose(quaternion_to_yaw(approach.poses[-1].pose.orientation), math.pi / 2)
     assert all(p.header.frame_id == "map" and p.header.stamp.sec == 3 for p in path.poses)
 
 
 def test_fast_path_poses_equal_constructor_built_ones() -> None:
     points = np.array([[0.5, 0.5], [1.5, 0.5]])
-    path = path_to_msg(points, "map", Time(sec=7, nanosec=9), final_yaw=0.25)
+    path = path_message(planned_path(points, "map", Time(sec=7, nanosec=9), final_yaw=0.25))
     header = Header(frame_id="map", stamp=Time(sec=7, nanosec=9))
     expected = [
         PoseStamped(header=header, pose=Pose(
@@ -60,7 +62,7 @@ def test_fast_path_poses_equal_constructor_built_ones() -> None:
 
 
 def test_empty_path_keeps_its_header() -> None:
-    path = path_to_msg(np.zeros((0, 2)), "map", Time(sec=1), final_yaw=0.0)
+    path = path_message(planned_path(np.zeros((0, 2)), "map", Time(sec=1), final_yaw=0.0))
     assert path.poses == [] and path.header.frame_id == "map" and path.header.stamp.sec == 1
 
 
@@ -76,3 +78,10 @@ def test_seconds_become_a_duration() -> None:
     duration = seconds_to_duration(1.25)
     assert (duration.sec, duration.nanosec) == (1, 250_000_000)
     assert seconds_to_duration(-1.0).sec == 0
+
+
+def test_int8_sequence_keeps_every_value() -> None:
+    values = np.array([-1, 0, 100, 65, -128, 127], dtype=np.int8)
+    msg = map_to_msg(OccupancyMap.from_rows([values.tolist()]), Time())
+    assert list(msg.data) == values.tolist()
+    assert list(int8_sequence(values.reshape(2, 3))) == values.tolist()

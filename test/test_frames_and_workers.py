@@ -74,7 +74,7 @@ def test_planner_node_plans_from_the_tf_start() -> None:
     from ros_harness import ros_client
 
     from grid_planner.grid.occupancy import OccupancyMap
-    from grid_planner.nodes.conversions import map_to_msg
+    from grid_planner.nodes.conversions import map_to_msg, path_message
     from grid_planner.nodes.planner_node import PlannerNode, PlanQuery
 
     buffer = StandInBuffer({("map", "base_link"): (0.5, 0.5, 0.0)})
@@ -87,10 +87,11 @@ def test_planner_node_plans_from_the_tf_start() -> None:
         finally:
             node.destroy_node()
     assert answer.ok, answer.error_msg
-    first = answer.path.poses[0].pose.position
-    assert (first.x, first.y, len(answer.path.poses)) == (0.5, 0.5, 7)
+    path = path_message(answer.path)
+    first = path.poses[0].pose.position
+    assert (first.x, first.y, len(path.poses)) == (0.5, 0.5, 7)
     assert ("map", "base_link") in buffer.lookups
-    assert math.isclose(quaternion_to_yaw(answer.path.poses[-1].pose.orientation), 0.0)
+    assert math.isclose(quaternion_to_yaw(path.poses[-1].pose.orientation), 0.0)
 
 
 def test_worker_delivers_only_the_latest_job_and_cancels_the_running_one() -> None:

@@ -367,6 +367,41 @@ def test_get_plan_with_empty_start_frame_plans_from_the_current_start(planner) -
     wait_until(planned, what="a 17-pose plan from the current start")
 
 
+def test_long_plans_reach_standard_and_raw_clients_alike(planner) -> None:
+    """Big answers leave the node as prebuilt CDR: every client reads the same valid path."""
+    from grid_planner.nodes.cdr import decode_compute_path_answer, decode_path
+    from grid_planner.nodes.prebuilt import raw_response_type
+
+    assert "paths sent as prebuilt CDR" in planner.proc.output()
+    serpentine = np.zeros((41, 60), dtype=int)
+    serpentine[1::4, :-1] = 100  # walls open on the right ...
+    serpentine[3::4, 1:] = 100  # ... and on the left
+    occupancy = OccupancyMap.from_rows(serpentine, resolution=0.1)
+    planner.publish_map(occupancy)
+    start, goal = (0, 40), (0, 0)
+    request = GetPlan.Request(goal=centre(occupancy, goal), start=centre(occupancy, start))
+    standard = planner.client.call(planner.get_plan, request).plan
+    assert_valid_path(standard, occupancy, start, goal)
+    assert len(standard.poses) - 1 == reference_distance(occupancy, start, goal) > 1000
+    node = planner.client.node
+    raw_plan = node.create_client(raw_response_type(GetPlan), "/gp/plan_path")
+    raw_compute = node.create_client(raw_response_type(ComputePath), "/gp/compute_path")
+    try:
+        raw = decode_path(planner.client.call(raw_plan, request))
+        compute_request = ComputePath.Request(goal=request.goal, start=request.start,
+                                              use_start=True)
+        answer = decode_compute_path_answer(planner.client.call(raw_compute, compute_request))
+    finally:
+        node.destroy_client(raw_plan)
+        node.destroy_client(raw_compute)
+    for path in (raw, answer.path):
+        assert path.frame_id == "map" and path.pose_count == len(standard.poses)
+        assert np.array_equal(path.positions[:, :2], [
+            (p.pose.position.x, p.pose.position.y) for p in standard.poses])
+    assert answer.error_code == Codes.NONE
+    assert math.isclose(answer.path_length, (raw.pose_count - 1) * 0.1, rel_tol=1e-6)
+
+
 def test_goal_before_map_is_planned_when_the_map_arrives(tmp_path: Path) -> None:
     with running("planner_node", ["--ros-args", "-r", "__ns:=/early"], tmp_path) as proc:
         with ros_client("early_test") as client:

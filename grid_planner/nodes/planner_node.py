@@ -26,15 +26,18 @@ from grid_planner.grid import NUMBA_AVAILABLE, warm_up
 from grid_planner.grid.errors import PlannerCancelled, PlannerError, UnsupportedMapError
 from grid_planner.grid.planner import ALGORITHMS, MAX_SANE_PATH_POSES, GridPlan, plan_world
 from grid_planner.grid.planning_grid import PlanningGrid
+from grid_planner.nodes.cdr import ComputePathAnswer, PathArrays
 from grid_planner.nodes.conversions import (
+    int8_sequence,
     msg_to_map,
-    path_to_msg,
+    planned_path,
     pose_is_finite,
     seconds_to_duration,
 )
 from grid_planner.nodes.frames import FrameError, FrameResolver, Pose2D, make_tf_buffer
 from grid_planner.nodes.latest_job import Job, LatestJobWorker
 from grid_planner.nodes.parameters import at_least, declare_validated, non_empty, one_of
+from grid_planner.nodes.prebuilt import probe
 from grid_planner.nodes.qos import COMMAND_QOS, LATCHED_POSE_QOS, MAP_QOS, PLAN_QOS
 from grid_planner.search.result import Budget
 
@@ -57,7 +60,7 @@ class PlanQuery:
 class PlanAnswer:
     """The outcome of a query: a path (empty on failure), the error code and the evidence."""
 
-    path: Path
+    path: PathArrays
     error_code: int = Codes.NONE
     error_msg: str = ""
     algorithm: str = ""
@@ -97,6 +100,7 @@ class PlannerNode(Node):
             tf_buffer = make_tf_buffer(self)
         self._frames = FrameResolver(tf_buffer)
         self._worker = LatestJobWorker("goal_planner")
+        self._wire = probe()
 
         warm_seconds = warm_up()
         state = MutuallyExclusiveCallbackGroup()
@@ -133,7 +137,8 @@ class PlannerNode(Node):
         self.get_logger().info(
             f"ready: algorithm {self._param('algorithm')}, global frame "
             f"'{self._param('global_frame')}', kernels {backend} "
-            f"(warm-up {warm_seconds * 1000:.0f} ms), start from {start_source}"
+            f"(warm-up {warm_seconds * 1000:.0f} ms), start from {start_source}, paths sent as "
+            f"{self._wire.description}"
         )
 
     # --- parameters ---------------------------------------------------------------------------
@@ -253,7 +258,7 @@ class PlannerNode(Node):
 
     def _deliver_goal_plan(self, answer: PlanAnswer) -> None:
         if answer.error_code == Codes.NONE:
-            self._plan_pub.publish(answer.path)
+            self._plan_pub.publish(self._wire.plan(answer.path))
         elif answer.error_code == Codes.NO_START:
             with self._lock:
                 self._waiting_logged = "start pose (initialpose, amcl_pose or TF)"
@@ -261,7 +266,7 @@ class PlannerNode(Node):
     # --- services -----------------------------------------------------------------------------
 
     def _on_compute_path(
-        self, request: ComputePath.Request, response: ComputePath.Response
+        self, request: ComputePath.Request, _response: ComputePath.Response
     ) -> ComputePath.Response:
         query = PlanQuery(
             goal=request.goal,
@@ -270,24 +275,21 @@ class PlannerNode(Node):
             tolerance=request.tolerance,
         )
         answer = self.compute(query)
-        response.path = answer.path
-        response.error_code = answer.error_code
-        response.error_msg = answer.error_msg
-        response.path_length = answer.length_m
-        response.nodes_expanded = answer.nodes_expanded
-        response.planning_time = seconds_to_duration(answer.planning_time)
-        return response
+        planning_time = seconds_to_duration(answer.planning_time)
+        return self._wire.compute_path_response(ComputePathAnswer(
+            answer.path, answer.error_code, answer.error_msg, answer.length_m,
+            answer.nodes_expanded, planning_time.sec, planning_time.nanosec,
+        ))
 
     def _on_get_plan(
-        self, request: GetPlan.Request, response: GetPlan.Response
+        self, request: GetPlan.Request, _response: GetPlan.Response
     ) -> GetPlan.Response:
         from_current = request.start.header.frame_id == ""
         tolerance = request.tolerance if request.tolerance > 0.0 else -1.0
         query = PlanQuery(
             goal=request.goal, start=None if from_current else request.start, tolerance=tolerance
         )
-        response.plan = self.compute(query).path
-        return response
+        return self._wire.get_plan_response(self.compute(query).path)
 
     # --- the one planning path ----------------------------------------------------------------
 
@@ -302,9 +304,7 @@ class PlannerNode(Node):
         """
         started = time.monotonic()
         global_frame = self._param("global_frame")
-        empty = Path()
-        empty.header.frame_id = global_frame
-        empty.header.stamp = self.get_clock().now().to_msg()
+        empty = planned_path(np.zeros((0, 2)), global_frame, self.get_clock().now().to_msg(), None)
         try:
             answer = self._compute(query, cancel, global_frame)
         except QueryError as error:
@@ -322,7 +322,7 @@ class PlannerNode(Node):
         if not answer.planning_time:
             answer.planning_time = time.monotonic() - started
         if answer.ok:
-            poses = len(answer.path.poses)
+            poses = answer.path.pose_count
             log = self.get_logger().info if announce else self.get_logger().debug
             log(
                 f"plan: {answer.algorithm}, {poses} poses, {answer.length_m:.2f} m, "
@@ -363,7 +363,7 @@ class PlannerNode(Node):
         if found.length == 0:
             final_yaw = goal.yaw
         stamp = self.get_clock().now().to_msg()
-        path = path_to_msg(found.poses, global_frame, stamp, final_yaw)
+        path = planned_path(found.poses, global_frame, stamp, final_yaw)
         if found.expanded is not None:
             self._publish_expanded(grid, found.expanded, stamp)
         return PlanAnswer(
@@ -426,7 +426,7 @@ class PlannerNode(Node):
         msg.info.origin.orientation.w = math.cos(origin.origin_yaw / 2.0)
         cells = np.zeros(grid.cell_count, dtype=np.int8)
         cells[expanded] = 100
-        msg.data = cells
+        msg.data = int8_sequence(cells)
         self._expanded_pub.publish(msg)
 
     def destroy_node(self) -> None:
