@@ -111,7 +111,6 @@ class _Native:
         """A PyCapsule holding the address of a ctypes callback."""
         return self._api.PyCapsule_New(ctypes.cast(function, ctypes.c_void_p), None, None)
 
-
     def struct_functions(self, message_type: type) -> tuple[ctypes._CFuncPtr, ctypes._CFuncPtr]:
         """The generated C `__fini` and `__init` of `message_type`'s struct."""
         package, kind = message_type.__module__.split(".")[:2]
