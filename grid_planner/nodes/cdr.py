@@ -86,10 +86,9 @@ class CdrWriter:
         self._put(struct.pack("<d", value), 8)
 
     def string(self, value: str) -> None:
-        """A string up to its first NUL, as rclpy's C conversion stores it."""
-        encoded = value.encode().split(b"\0", 1)[0] + b"\0"
-        self.uint32(len(encoded))
-        self._put(encoded, 1)
+        stored = _stored(value)
+        self.uint32(len(stored))
+        self._put(stored, 1)
 
     def block(self, data: bytes, alignment: int) -> None:
         """Already encoded bytes, placed at `alignment`."""
@@ -102,14 +101,14 @@ class CdrWriter:
 def encode_path(path: PathArrays) -> bytes:
     """The serialized nav_msgs/Path of `path`."""
     writer = CdrWriter()
-    write_path(writer, path)
+    _write_path(writer, path)
     return writer.getvalue()
 
 
 def encode_compute_path_answer(answer: ComputePathAnswer) -> bytes:
     """The serialized ComputePath response of `answer`."""
     writer = CdrWriter()
-    write_path(writer, answer.path)
+    _write_path(writer, answer.path)
     writer.uint16(answer.error_code)
     writer.string(answer.error_msg)
     writer.float64(answer.path_length)
@@ -119,9 +118,9 @@ def encode_compute_path_answer(answer: ComputePathAnswer) -> bytes:
     return writer.getvalue()
 
 
-def write_path(writer: CdrWriter, path: PathArrays) -> None:
+def _write_path(writer: CdrWriter, path: PathArrays) -> None:
     """Append a Path: header, pose count, then every pose with the same header."""
-    header = _header_bytes(path)
+    header = _header_bytes(path.stamp_sec, path.stamp_nanosec, _stored(path.frame_id))
     writer.block(header, 4)  # stamp and frame_id length are 4-byte types
     count = path.pose_count
     writer.uint32(count)
@@ -141,10 +140,14 @@ def write_path(writer: CdrWriter, path: PathArrays) -> None:
         writer.block(records.tobytes(), 8)
 
 
-def _header_bytes(path: PathArrays) -> bytes:
-    """stamp + frame_id of a std_msgs/Header (the frame up to its first NUL)."""
-    frame = path.frame_id.encode().split(b"\0", 1)[0] + b"\0"
-    return struct.pack("<iII", path.stamp_sec, path.stamp_nanosec, len(frame)) + frame
+def _stored(value: str) -> bytes:
+    """A string's bytes as rclpy's C conversion stores them: up to the first NUL, closed by one."""
+    return value.encode().split(b"\0", 1)[0] + b"\0"
+
+
+def _header_bytes(sec: int, nanosec: int, frame: bytes) -> bytes:
+    """A std_msgs/Header: stamp, then the stored frame_id bytes with their length."""
+    return struct.pack("<iII", sec, nanosec, len(frame)) + frame
 
 
 def _record_dtype(header_size: int) -> np.dtype:
@@ -222,14 +225,13 @@ def _text(raw: bytes) -> str:
 
 def decode_path(data: bytes) -> PathArrays:
     """The Path in serialized `data` (raises CdrError unless its poses share its header)."""
-    reader = CdrReader(data)
-    return read_path(reader)
+    return _read_path(CdrReader(data))
 
 
 def decode_compute_path_answer(data: bytes) -> ComputePathAnswer:
     """The ComputePath response in serialized `data`."""
     reader = CdrReader(data)
-    path = read_path(reader)
+    path = _read_path(reader)
     error_code = reader.uint16()
     error_msg = reader.string()
     path_length = reader.float64()
@@ -239,10 +241,10 @@ def decode_compute_path_answer(data: bytes) -> ComputePathAnswer:
                              nanosec)
 
 
-def read_path(reader: CdrReader) -> PathArrays:
+def _read_path(reader: CdrReader) -> PathArrays:
     """Read a Path whose poses all carry the path's own header."""
     sec, nanosec, frame = reader.int32(), reader.uint32(), reader.raw_string()
-    header = struct.pack("<iII", sec, nanosec, len(frame)) + frame
+    header = _header_bytes(sec, nanosec, frame)
     frame_id = _text(frame)
     count = reader.uint32()
     doubles = np.empty((count, _POSE_DOUBLES))
