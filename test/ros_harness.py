@@ -23,14 +23,20 @@ BIN_DIR = Path(sys.executable).parent
 class NodeProcess:
     """One of the package's executables, run as a subprocess with its output in a log file."""
 
-    def __init__(self, executable: str, args: Sequence[str], log_dir: Path) -> None:
+    def __init__(
+        self, executable: str, args: Sequence[str], log_dir: Path, unset: Sequence[str] = ()
+    ) -> None:
+        """Start `executable` with this environment minus the variables named in `unset`."""
         self.log_path = log_dir / f"{executable}-{uuid.uuid4().hex[:8]}.log"
         self._log = self.log_path.open("wb")
+        env = dict(os.environ, PYTHONUNBUFFERED="1", RCUTILS_LOGGING_BUFFERED_STREAM="0")
+        for name in unset:
+            env.pop(name, None)
         self.process = subprocess.Popen(
             [str(BIN_DIR / executable), *args],
             stdout=self._log,
             stderr=subprocess.STDOUT,
-            env=dict(os.environ, PYTHONUNBUFFERED="1", RCUTILS_LOGGING_BUFFERED_STREAM="0"),
+            env=env,
         )
 
     def output(self) -> str:

@@ -11,8 +11,8 @@ PACKAGE = "grid_planner"
 def share_dir() -> Path:
     """The package's share folder: the ament index, else this environment, else the checkout.
 
-    `ament_index_python` needs AMENT_PREFIX_PATH, which a plain virtual environment does not
-    set; the fallbacks keep `bringup` working there and in a source checkout.
+    `ament_index_python` raises OSError when AMENT_PREFIX_PATH is unset, as in a plain virtual
+    environment; the fallbacks keep `bringup` working there and in a source checkout.
     """
     try:
         from ament_index_python.packages import (
@@ -22,7 +22,7 @@ def share_dir() -> Path:
 
         try:
             return Path(get_package_share_directory(PACKAGE))
-        except (PackageNotFoundError, KeyError, ValueError):
+        except (PackageNotFoundError, OSError, ValueError):
             pass
     except ImportError:
         pass

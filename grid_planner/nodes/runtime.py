@@ -10,6 +10,8 @@ import rclpy
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 
+SHUTDOWN_POLL_S = 0.25
+
 
 def spin_nodes(
     node_factories: Sequence[Callable[[], Node]],
@@ -24,6 +26,11 @@ def spin_nodes(
     while the nodes are still being created. A node refusing its configuration (a ValueError:
     a bad parameter value, a map that does not load) prints one line and exits with 1.
     `ready_message` is logged once all nodes exist.
+
+    The executor waits at most SHUTDOWN_POLL_S at a time. rclpy's signal thread triggers the
+    executors' wake-up guard before it shuts the context down; when the executor is between two
+    waits at that moment, the wake-up is spent and an unbounded wait would never see the
+    shutdown (seen as a hang on SIGTERM right after start-up). A bounded wait rechecks it.
     """
     argv = list(args) if args is not None else sys.argv
     program = Path(argv[0]).name if argv else "node"
@@ -41,7 +48,8 @@ def spin_nodes(
             executor.add_node(node)
         if ready_message:
             rclpy.logging.get_logger("bringup").info(ready_message)
-        executor.spin()
+        while executor.context.ok():
+            executor.spin_once(timeout_sec=SHUTDOWN_POLL_S)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except Exception:
