@@ -54,7 +54,7 @@ def test_bringup_starts_from_a_plain_venv_without_ament_prefix_path(tmp_path: Pa
     assert "Traceback" not in proc.output()
 
 
-CLOSE_CONTEXT_FROM_A_CALLBACK = """
+CONTEXT_CLOSED_BEHIND_THE_EXECUTOR = """
 import sys
 import threading
 import time
@@ -82,7 +82,7 @@ sys.exit(spin_nodes([context_closer], num_threads=2, args=["context_closer"]))
 def test_spin_ends_when_the_context_shuts_down_between_two_waits(tmp_path: Path) -> None:
     # The race behind a rare hang on SIGTERM just after start-up, made deterministic.
     child = subprocess.run(
-        [sys.executable, "-c", CLOSE_CONTEXT_FROM_A_CALLBACK],
+        [sys.executable, "-c", CONTEXT_CLOSED_BEHIND_THE_EXECUTOR],
         capture_output=True, text=True, timeout=30, cwd=tmp_path,
     )
     assert child.returncode == 0, child.stdout + child.stderr
