@@ -69,7 +69,7 @@ class NodeProcess:
 
 @contextmanager
 def running(
-    executable: str, args: Sequence[str], log_dir: Path, ready_text: str | None = "ready"
+    executable: str, args: Sequence[str], log_dir: Path, ready_text: str | None = "ready:"
 ) -> Iterator[NodeProcess]:
     """Run an executable for the duration of a `with` block, waiting for its ready line."""
     proc = NodeProcess(executable, args, log_dir)
@@ -91,14 +91,25 @@ class ClientNode:
         self._thread = threading.Thread(target=self.executor.spin, daemon=True)
         self._thread.start()
 
-    def call(self, client, request, timeout: float = 30.0):
-        """Call a service and return its response (fails if it does not answer in time)."""
+    def call(self, client, request, timeout: float = 30.0, attempts: int = 3):
+        """Call a service and return its response (fails if it does not answer in time).
+
+        A server that has not yet matched a new client's reply reader drops the reply after
+        100 ms (Fast DDS: "failed to send response (timeout)"), so an unanswered request is
+        sent again, up to `attempts` times, waiting `timeout` each time.
+        """
         assert client.wait_for_service(timeout_sec=timeout), f"{client.srv_name} not available"
-        future = client.call_async(request)
         done = threading.Event()
-        future.add_done_callback(lambda _f: done.set())
-        assert done.wait(timeout), f"{client.srv_name} did not answer within {timeout} s"
-        return future.result()
+        futures = []
+        for _attempt in range(attempts):
+            future = client.call_async(request)
+            future.add_done_callback(lambda _f: done.set())
+            futures.append(future)
+            if done.wait(timeout):
+                return next(f for f in futures if f.done()).result()
+        raise AssertionError(
+            f"{client.srv_name} did not answer {attempts} requests, {timeout} s each"
+        )
 
     def close(self) -> None:
         """Stop spinning and destroy the node."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 
@@ -140,6 +141,28 @@ def test_worker_survives_a_failing_job() -> None:
     finally:
         worker.stop()
     assert results == [7]
+
+
+def test_worker_survives_a_failing_delivery(caplog) -> None:
+    worker = LatestJobWorker("test_worker")
+    tried, done = threading.Event(), threading.Event()
+    results: list[int] = []
+
+    def refuse(_result) -> None:
+        tried.set()
+        raise RuntimeError("publisher's context is shut down")
+
+    try:
+        with caplog.at_level(logging.ERROR, logger="grid_planner.nodes.latest_job"):
+            worker.submit(Job(run=lambda _c: 1, deliver=refuse))
+            assert tried.wait(5.0)
+            worker.submit(Job(run=lambda _c: 2, deliver=lambda r: (results.append(r), done.set())))
+            assert done.wait(5.0)
+    finally:
+        worker.stop()
+    assert results == [2]
+    assert "delivering a background job failed" in caplog.text
+    assert "context is shut down" in caplog.text
 
 
 def test_bounded_group_admits_at_most_its_limit() -> None:

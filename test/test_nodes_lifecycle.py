@@ -35,7 +35,7 @@ def test_executable_logs_ready_and_exits_cleanly(
 ) -> None:
     proc = NodeProcess(executable, args, tmp_path)
     try:
-        proc.wait_for_output("ready: bringup" if executable == "bringup" else "ready")
+        proc.wait_for_output("ready: bringup" if executable == "bringup" else "ready:")
     finally:
         code = proc.stop(sig)
     assert code == 0, proc.output()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import threading
+import time
 from collections import deque
 from pathlib import Path
 
@@ -115,7 +116,7 @@ class PlannerHarness:
         self.plans: list[PathMsg] = []
         self.expanded: list[OccupancyGrid] = []
         self._lock = threading.Lock()
-        node.create_subscription(PathMsg, f"{ns}/plan", self._on_plan, PLAN_QOS)
+        plan_sub = node.create_subscription(PathMsg, f"{ns}/plan", self._on_plan, PLAN_QOS)
         node.create_subscription(
             OccupancyGrid, f"{ns}/expanded_cells", self.expanded.append, MAP_QOS
         )
@@ -123,16 +124,24 @@ class PlannerHarness:
         self.get_plan = node.create_client(GetPlan, f"{ns}/plan_path")
         self.set_params = node.create_client(SetParameters, f"{ns}/grid_planner/set_parameters")
         self.maps_sent = 0
+        # goal_pose, initialpose and plan are volatile: a message sent before matching is lost.
+        wait_until(
+            lambda: self.goal_pub.get_subscription_count() > 0
+            and self.start_pub.get_subscription_count() > 0
+            and plan_sub.get_publisher_count() > 0,
+            what=f"the planner under {ns or '/'} to match goal_pose, initialpose and plan",
+        )
 
     def _on_plan(self, msg: PathMsg) -> None:
         with self._lock:
             self.plans.append(msg)
 
-    def publish_map(self, occupancy: OccupancyMap) -> None:
+    def publish_map(self, occupancy: OccupancyMap, timeout: float = 20.0) -> None:
         self.map_pub.publish(map_to_msg(occupancy, self.client.node.get_clock().now().to_msg()))
         self.maps_sent += 1
         wait_until(
             lambda: self.proc.output().count("map received in frame") >= self.maps_sent,
+            timeout=timeout,
             what="the planner to take the map",
         )
 
@@ -310,7 +319,7 @@ def test_goal_tolerance_moves_a_blocked_goal_to_the_nearest_free_cell(planner) -
 
 def test_timeout_is_reported(planner) -> None:
     open_map = OccupancyMap(width=2000, height=2000, resolution=0.05, data=np.zeros(4_000_000))
-    planner.publish_map(open_map)
+    planner.publish_map(open_map, timeout=90.0)  # 4 MB in DDS fragments on a loaded machine
     assert planner.set_parameter("max_planning_time", 0.001).successful
     try:
         answer = planner.request(
@@ -525,3 +534,25 @@ def test_rotated_map_origin_is_planned_in_world_coordinates(planner) -> None:
     assert answer.error_code == Codes.NONE, answer.error_msg
     assert_valid_path(answer.path, rotated, (0, 7), (9, 0))
     assert answer.path_length == 8.0  # 16 steps of 0.5 m
+
+
+def test_stopping_the_node_ends_a_service_plan_still_running(tmp_path: Path) -> None:
+    # Reference bidirectional BFS needs well over 30 s here; max_planning_time allows 120 s.
+    args = ["--ros-args", "-r", "__ns:=/stopping", "-p", "max_planning_time:=120.0"]
+    with running("planner_node", args, tmp_path) as proc:
+        with ros_client("stopping_test") as client:
+            harness = PlannerHarness(client, proc, "/stopping")
+            open_map = OccupancyMap(
+                width=2000, height=2000, resolution=0.05, data=np.zeros(4_000_000)
+            )
+            harness.publish_map(open_map, timeout=90.0)
+            assert harness.compute.wait_for_service(timeout_sec=30)
+            slow = harness.compute.call_async(ComputePath.Request(
+                goal=centre(open_map, (1999, 1999)), start=centre(open_map, (0, 0)),
+                use_start=True, algorithm="bidirectional_bfs",
+            ))
+            time.sleep(2.0)  # let the request reach the node and the search begin
+            assert not slow.done()
+        code = proc.stop()  # SIGINT; the harness kills the process after 15 s
+    assert code == 0, proc.output()
+    assert "Traceback" not in proc.output()

@@ -153,6 +153,7 @@ def test_long_solve_does_not_block_a_short_one(puzzle_service) -> None:
 
 def test_request_storm_leaves_the_node_serving(puzzle_service) -> None:
     _, service, proc = puzzle_service
+    assert service.wait_for_service(timeout_sec=30)
     boards = [
         [1, 2, 3, 4, 0, 6, 7, 5, 8],      # solvable
         [1, 2, 3, 4, 5, 6, 8, 7, 0],      # unsolvable

@@ -80,4 +80,7 @@ class LatestJobWorker:
                 self._running = None
                 current = generation == self._generation and not self._stopped
             if current and not failed:
-                job.deliver(result)
+                try:
+                    job.deliver(result)
+                except Exception:  # e.g. publishing on a context shut down by a signal
+                    logging.getLogger(__name__).exception("delivering a background job failed")

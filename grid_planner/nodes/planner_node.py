@@ -100,6 +100,7 @@ class PlannerNode(Node):
             tf_buffer = make_tf_buffer(self)
         self._frames = FrameResolver(tf_buffer)
         self._worker = LatestJobWorker("goal_planner")
+        self._stopping = threading.Event()  # ends service plans still running at shutdown
         self._wire = probe()
 
         warm_seconds = warm_up()
@@ -274,7 +275,7 @@ class PlannerNode(Node):
             algorithm=request.algorithm,
             tolerance=request.tolerance,
         )
-        answer = self.compute(query)
+        answer = self.compute(query, self._stopping)
         planning_time = seconds_to_duration(answer.planning_time)
         return self._wire.compute_path_response(ComputePathAnswer(
             answer.path, answer.error_code, answer.error_msg, answer.length_m,
@@ -289,7 +290,7 @@ class PlannerNode(Node):
         query = PlanQuery(
             goal=request.goal, start=None if from_current else request.start, tolerance=tolerance
         )
-        return self._wire.get_plan_response(self.compute(query).path)
+        return self._wire.get_plan_response(self.compute(query, self._stopping).path)
 
     # --- the one planning path ----------------------------------------------------------------
 
@@ -430,7 +431,8 @@ class PlannerNode(Node):
         self._expanded_pub.publish(msg)
 
     def destroy_node(self) -> None:
-        """Stop the goal worker before the node goes away."""
+        """Stop the goal worker and running service plans before the node goes away."""
+        self._stopping.set()
         self._worker.stop()
         super().destroy_node()
 
