@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import rclpy
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.executors import Executor, ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 
 SHUTDOWN_POLL_S = 0.25
@@ -26,11 +28,6 @@ def spin_nodes(
     while the nodes are still being created. A node refusing its configuration (a ValueError:
     a bad parameter value, a map that does not load) prints one line and exits with 1.
     `ready_message` is logged once all nodes exist.
-
-    The executor waits at most SHUTDOWN_POLL_S at a time. rclpy's signal thread triggers the
-    executors' wake-up guard before it shuts the context down; when the executor is between two
-    waits at that moment, the wake-up is spent and an unbounded wait would never see the
-    shutdown (seen as a hang on SIGTERM right after start-up). A bounded wait rechecks it.
     """
     argv = list(args) if args is not None else sys.argv
     program = Path(argv[0]).name if argv else "node"
@@ -48,8 +45,8 @@ def spin_nodes(
             executor.add_node(node)
         if ready_message:
             rclpy.logging.get_logger("bringup").info(ready_message)
-        while executor.context.ok():
-            executor.spin_once(timeout_sec=SHUTDOWN_POLL_S)
+        with woken_on_shutdown(executor):
+            executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except Exception:
@@ -62,3 +59,29 @@ def spin_nodes(
         if rclpy.ok():
             rclpy.shutdown()
     return 0
+
+
+@contextmanager
+def woken_on_shutdown(executor: Executor) -> Iterator[None]:
+    """Within the block, wake `executor` once its context has been shut down.
+
+    rclpy's signal thread triggers the executors' wake-up guards and then shuts the context
+    down at C level, which runs no on_shutdown callback. If the executor is between two waits
+    at that moment, the wake-up is spent and `spin()` waits forever (seen as a rare hang on
+    SIGTERM just after start-up). A watcher that polls the context closes that gap.
+    """
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.wait(SHUTDOWN_POLL_S):
+            if not executor.context.ok():
+                executor.wake()
+                return
+
+    watcher = threading.Thread(target=watch, name="shutdown_watcher", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        watcher.join()
