@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 import rclpy
+from rclpy.context import Context
 from rclpy.executors import Executor, ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 
@@ -47,7 +49,9 @@ def spin_nodes(
             rclpy.logging.get_logger("bringup").info(ready_message)
         with woken_on_shutdown(executor):
             executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
+    except KeyboardInterrupt:
+        await_signal_shutdown(executor.context)
+    except ExternalShutdownException:
         pass
     except Exception:
         if rclpy.ok():
@@ -59,6 +63,19 @@ def spin_nodes(
         if rclpy.ok():
             rclpy.shutdown()
     return 0
+
+
+def await_signal_shutdown(context: Context, timeout: float = 2.0) -> None:
+    """Wait (at most `timeout`) until rclpy's signal thread has shut `context` down.
+
+    On SIGINT the main thread may see KeyboardInterrupt while that thread is still triggering
+    the executors' guard conditions; tearing the executor down then frees a guard condition it
+    is about to trigger (a core dump showed the segfault in rcl_trigger_guard_condition). The
+    context shutdown is its last step, so once the context is down the teardown is safe.
+    """
+    deadline = time.monotonic() + timeout
+    while context.ok() and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 @contextmanager
