@@ -35,8 +35,10 @@ class LatestJobWorker:
         self._thread.start()
 
     def submit(self, job: Job) -> None:
-        """Queue `job` in place of any waiting one and cancel the one running."""
+        """Queue `job` in place of any waiting one, cancel the running one; no-op once stopped."""
         with self._condition:
+            if self._stopped:
+                return
             self._generation += 1
             if self._running is not None:
                 self._running.cancel.set()
@@ -51,13 +53,16 @@ class LatestJobWorker:
             if self._running is not None:
                 self._running.cancel.set()
 
-    def stop(self, timeout: float = 5.0) -> None:
-        """Cancel everything and end the worker thread."""
+    def stop(self) -> None:
+        """Cancel everything and let the worker thread end; returns at once."""
         with self._condition:
             self._stopped = True
-        self.cancel_all()
-        with self._condition:
             self._condition.notify()
+        self.cancel_all()
+
+    def join(self, timeout: float = 5.0) -> None:
+        """Stop, then wait (at most `timeout`) for the worker thread to end."""
+        self.stop()
         self._thread.join(timeout)
 
     def _loop(self) -> None:

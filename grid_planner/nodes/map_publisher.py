@@ -57,10 +57,10 @@ class MapPublisher(Node):
 
 
 def main(args: list[str] | None = None) -> int:
-    """Entry point of the `map_publisher` console script."""
+    """Run map_publisher until shutdown; the exit code."""
     from grid_planner.nodes.runtime import spin_nodes
 
-    return spin_nodes([MapPublisher], num_threads=2, args=args)
+    return spin_nodes([MapPublisher], args=args)
 
 
 if __name__ == "__main__":

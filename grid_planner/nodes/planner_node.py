@@ -86,6 +86,8 @@ class QueryError(Exception):
 class PlannerNode(Node):
     """Subscribes to map, goals and start poses; publishes plans and serves plan requests."""
 
+    callback_threads = 4  # executor threads its callbacks may hold at once
+
     def __init__(self, tf_buffer: object | None = None, **node_options) -> None:
         super().__init__("grid_planner", **node_options)
         self._declare_parameters()
@@ -430,18 +432,23 @@ class PlannerNode(Node):
         msg.data = int8_sequence(cells)
         self._expanded_pub.publish(msg)
 
-    def destroy_node(self) -> None:
-        """Stop the goal worker and running service plans before the node goes away."""
+    def begin_shutdown(self) -> None:
+        """Cancel the goal plan and running service plans; new plans end at once, cancelled."""
         self._stopping.set()
         self._worker.stop()
+
+    def destroy_node(self) -> None:
+        """Wait for the goal worker to end, then destroy the node's entities."""
+        self.begin_shutdown()
+        self._worker.join()
         super().destroy_node()
 
 
 def main(args: list[str] | None = None) -> int:
-    """Entry point of the `planner_node` console script."""
+    """Run planner_node until shutdown; the exit code."""
     from grid_planner.nodes.runtime import spin_nodes
 
-    return spin_nodes([PlannerNode], num_threads=4, args=args)
+    return spin_nodes([PlannerNode], args=args)
 
 
 if __name__ == "__main__":

@@ -67,6 +67,7 @@ class PuzzleNode(Node):
             self.get_logger().info(f"heuristic table '{name}' ready in {seconds:.2f} s")
         self._stopping = threading.Event()
         limit = self.get_parameter("max_concurrent_solves").value
+        self.callback_threads = limit + 1  # executor threads its callbacks may hold at once
         self._service = self.create_service(
             SolvePuzzle, "solve_puzzle", self._on_solve,
             qos_profile=QUEUED_SERVICE_QOS, callback_group=BoundedCallbackGroup(limit),
@@ -80,10 +81,9 @@ class PuzzleNode(Node):
     def _param(self, name: str):
         return self.get_parameter(name).value
 
-    def destroy_node(self) -> None:
-        """Stop running solves (they end with LIMIT_REACHED) before the node goes away."""
+    def begin_shutdown(self) -> None:
+        """Cancel running solves (they end with LIMIT_REACHED); new ones end at once."""
         self._stopping.set()
-        super().destroy_node()
 
     def _on_solve(
         self, request: SolvePuzzle.Request, response: SolvePuzzle.Response
@@ -132,10 +132,10 @@ class PuzzleNode(Node):
 
 
 def main(args: list[str] | None = None) -> int:
-    """Entry point of the `puzzle_node` console script."""
+    """Run puzzle_node until shutdown; the exit code."""
     from grid_planner.nodes.runtime import spin_nodes
 
-    return spin_nodes([PuzzleNode], num_threads=4, args=args)
+    return spin_nodes([PuzzleNode], args=args)
 
 
 if __name__ == "__main__":

@@ -1,104 +1,269 @@
-"""Start, spin and cleanly stop rclpy nodes from console scripts (SIGINT and SIGTERM alike)."""
+"""Start-up and shutdown of every executable: one path, whatever signals arrive and when.
+
+The console scripts enter here (`planner_node()`, `puzzle_node()`, ...). Before anything heavy
+is imported, SIGINT and SIGTERM are routed to a `Shutdown` watcher thread instead of raising
+KeyboardInterrupt at a random line: a signal during the imports, the JIT warm-up, a plan or a
+solve, or a second and third Ctrl-C during the teardown, all lead to the same orderly stop.
+
+The stop, in this order, once:
+1. as soon as the first signal arrives, the watcher calls `begin_shutdown()` on every node that
+   has one (`Stoppable`): running searches are cancelled, queued requests are refused;
+2. the executor stops taking new work; callbacks still running finish (bounded by
+   SHUTDOWN_GRACE_S) and their callers get an answer;
+3. the nodes are destroyed (timers, servers, subscriptions) in reverse order of creation, then
+   the executor and the ROS context; the exit code is 0.
+A lifecycle node fits the same protocol: `begin_shutdown()` cancels, `destroy_node()` finalises.
+"""
 
 from __future__ import annotations
 
+import importlib
+import os
+import select
+import signal
+import socket
 import sys
 import threading
-import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-import rclpy
-from rclpy.context import Context
-from rclpy.executors import Executor, ExternalShutdownException, MultiThreadedExecutor
-from rclpy.node import Node
+if TYPE_CHECKING:
+    from rclpy.node import Node
 
-SHUTDOWN_POLL_S = 0.25
+    from grid_planner.nodes.executor import NodeExecutor
+
+SHUTDOWN_GRACE_S = 4.0  # teardown waits this long for running callbacks (launch kills after 5 s)
+CONTEXT_POLL_S = 0.25  # how often the watcher checks for a context shut down by other means
+SPARE_THREADS = 2  # executor threads beyond the nodes' own needs (parameters, busy answers)
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@runtime_checkable
+class Stoppable(Protocol):
+    """A node that has work to cancel when shutdown begins."""
+
+    def begin_shutdown(self) -> None:
+        """Cancel running work and refuse new work; called once, from the watcher thread.
+
+        Must return at once (set events, no joins) and must not raise.
+        """
+
+
+class Shutdown:
+    """The process-wide stop request: set once by a signal, the context or the runtime itself.
+
+    SIGINT and SIGTERM reach a socket through `signal.set_wakeup_fd`, so the watcher thread
+    wakes at once even while the main thread is blocked in C (a DDS wait, a compiled kernel);
+    the Python-level handlers do nothing, so no KeyboardInterrupt is ever raised.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._requested = threading.Event()
+        self._hooks_done = threading.Event()
+        self.reason = ""
+        self._hooks: list[Callable[[], None]] = []
+        self._context = None
+        self._reader, writer = socket.socketpair()
+        writer.setblocking(False)
+        self._writer = writer  # kept open: the wake-up fd must outlive the handlers
+        signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+        for signum in STOP_SIGNALS:
+            signal.signal(signum, _ignore)
+        threading.Thread(target=self._watch, name="shutdown_watcher", daemon=True).start()
+
+    @property
+    def requested(self) -> bool:
+        """Whether shutdown has begun."""
+        return self._requested.is_set()
+
+    def watch_context(self, context: object) -> None:
+        """Also stop when `context` is shut down by other means (an rclpy.shutdown() call)."""
+        self._context = context
+
+    def add_hook(self, hook: Callable[[], None]) -> None:
+        """Run `hook` when shutdown begins (at once if it already has)."""
+        with self._lock:
+            if not self._requested.is_set():
+                self._hooks.append(hook)
+                return
+        _run_hook(hook)
+
+    def request(self, reason: str) -> None:
+        """Begin shutdown and run every hook once; later calls wait until the hooks have run."""
+        with self._lock:
+            first = not self._requested.is_set()
+            if first:
+                self.reason = reason
+                self._requested.set()
+                hooks, self._hooks = self._hooks, []
+        if not first:
+            self._hooks_done.wait(SHUTDOWN_GRACE_S)
+            return
+        for hook in hooks:
+            _run_hook(hook)
+        self._hooks_done.set()
+
+    def ignore_further_signals(self) -> None:
+        """From now on SIGINT and SIGTERM do nothing (main thread only).
+
+        Once the stop has begun a further signal has nothing left to ask for, and Python resets
+        handlers that are Python functions to the default action while it finalises, so a late
+        second Ctrl-C would otherwise kill the exiting process (exit code -2).
+        """
+        for signum in STOP_SIGNALS:
+            signal.signal(signum, signal.SIG_IGN)
+
+    def _watch(self) -> None:
+        while True:
+            readable, _, _ = select.select([self._reader], [], [], CONTEXT_POLL_S)
+            if readable:
+                for signum in self._reader.recv(64):
+                    if signum in STOP_SIGNALS:  # other handlers' signals reach the fd too
+                        self.request(signal.Signals(signum).name)
+            context = self._context
+            if context is not None and not context.ok():
+                self.request("the ROS context was shut down")
+
+
+def _ignore(_signum: int, _frame: object) -> None:
+    """Python-level handler: the signal was already written to the watcher's socket."""
+
+
+def _run_hook(hook: Callable[[], None]) -> None:
+    try:
+        hook()
+    except Exception as error:  # one faulty hook must not keep the others from running
+        print(f"shutdown hook {hook!r} failed: {error!r}", file=sys.stderr)
+
+
+_shutdown: Shutdown | None = None
+
+
+def install_shutdown() -> Shutdown:
+    """The process's Shutdown, created (signal handling installed) on first use.
+
+    Python installs signal handlers only from the main thread, so the runtime must start there.
+    """
+    global _shutdown
+    if _shutdown is None:
+        if threading.current_thread() is not threading.main_thread():
+            raise RuntimeError("the node runtime must start in the main thread")
+        _shutdown = Shutdown()
+    return _shutdown
 
 
 def spin_nodes(
     node_factories: Sequence[Callable[[], Node]],
-    num_threads: int,
+    num_threads: int = 0,
     args: Sequence[str] | None = None,
     ready_message: str | None = None,
 ) -> int:
     """Create the nodes, spin them on one multi-threaded executor until shutdown; exit code.
 
-    rclpy's default signal handlers turn SIGINT and SIGTERM into a context shutdown, which ends
-    the spin with KeyboardInterrupt or ExternalShutdownException; both are a clean stop, also
-    while the nodes are still being created. A node refusing its configuration (a ValueError:
-    a bad parameter value, a map that does not load) prints one line and exits with 1.
+    The executor gets at least `num_threads` threads, and enough for every node's
+    `callback_threads` (the callbacks a node may hold at once) plus SPARE_THREADS. A node
+    refusing its configuration (a ValueError or a parameter of the wrong type) prints one line
+    and exits with 1; a stop request before or during start-up is a clean stop (exit 0).
     `ready_message` is logged once all nodes exist.
     """
+    shutdown = install_shutdown()
     argv = list(args) if args is not None else sys.argv
     program = Path(argv[0]).name if argv else "node"
-    rclpy.init(args=argv)
+    if shutdown.requested:
+        return 0
+    import rclpy
+    from rclpy.exceptions import ParameterException
+    from rclpy.signals import SignalHandlerOptions
+
+    try:
+        rclpy.init(args=argv, signal_handler_options=SignalHandlerOptions.NO)
+    except Exception as error:  # malformed --ros-args: rcl says which
+        print(f"{program}: {error}", file=sys.stderr)
+        return 1
+    shutdown.watch_context(rclpy.get_default_context())
     nodes: list[Node] = []
-    executor = MultiThreadedExecutor(num_threads=num_threads)
+    executor = None
     try:
         for factory in node_factories:
+            if shutdown.requested:
+                return 0
             try:
                 node = factory()
-            except ValueError as error:
+            except (ValueError, ParameterException) as error:
                 print(f"{program}: {error}", file=sys.stderr)
                 return 1
             nodes.append(node)
-            executor.add_node(node)
-        if ready_message:
-            rclpy.logging.get_logger("bringup").info(ready_message)
-        with woken_on_shutdown(executor):
-            executor.spin()
-    except KeyboardInterrupt:
-        await_signal_shutdown(executor.context)
-    except ExternalShutdownException:
-        pass
-    except Exception:
-        if rclpy.ok():
-            raise  # a real start-up failure; a signal during start-up is a clean stop
+            if isinstance(node, Stoppable):
+                shutdown.add_hook(node.begin_shutdown)
+        needed = sum(getattr(node, "callback_threads", 1) for node in nodes) + SPARE_THREADS
+        executor = _spin(nodes, max(num_threads, needed), shutdown, ready_message)
+        return 0
     finally:
-        executor.shutdown()
-        for node in nodes:
-            node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
-    return 0
+        shutdown.request("the runtime is stopping")
+        shutdown.ignore_further_signals()
+        _teardown(executor, nodes, shutdown.reason, program)
 
 
-def await_signal_shutdown(context: Context, timeout: float = 2.0) -> None:
-    """Wait (at most `timeout`) until rclpy's signal thread has shut `context` down.
+def _spin(
+    nodes: list[Node], num_threads: int, shutdown: Shutdown, ready_message: str | None
+) -> NodeExecutor | None:
+    """Spin `nodes` until shutdown is requested; the executor (None if stopped before)."""
+    import rclpy
 
-    On SIGINT the main thread may see KeyboardInterrupt while that thread is still triggering
-    the executors' guard conditions; tearing the executor down then frees a guard condition it
-    is about to trigger (a core dump showed the segfault in rcl_trigger_guard_condition). The
-    context shutdown is its last step, so once the context is down the teardown is safe.
-    """
-    deadline = time.monotonic() + timeout
-    while context.ok() and time.monotonic() < deadline:
-        time.sleep(0.01)
+    from grid_planner.nodes.executor import NodeExecutor
+
+    if shutdown.requested:
+        return None
+    executor = NodeExecutor(num_threads, stop=lambda: shutdown.requested)
+    for node in nodes:
+        executor.add_node(node)
+    shutdown.add_hook(executor.wake)
+    if ready_message:
+        rclpy.logging.get_logger("bringup").info(ready_message)
+    executor.spin_until_stopped()
+    return executor
 
 
-@contextmanager
-def woken_on_shutdown(executor: Executor) -> Iterator[None]:
-    """Within the block, wake `executor` once its context has been shut down.
+def _teardown(
+    executor: NodeExecutor | None, nodes: list[Node], reason: str, program: str
+) -> None:
+    """Let running callbacks answer, then destroy the nodes, the executor and the context."""
+    import rclpy
 
-    rclpy's signal thread triggers the executors' wake-up guards and then shuts the context
-    down at C level, which runs no on_shutdown callback. If the executor is between two waits
-    at that moment, the wake-up is spent and `spin()` waits forever (seen as a rare hang on
-    SIGTERM just after start-up). A watcher that polls the context closes that gap.
-    """
-    stop = threading.Event()
+    if executor is not None:
+        logger = rclpy.logging.get_logger(program)
+        logger.info(f"shutting down: {reason}")
+        if not executor.drain(SHUTDOWN_GRACE_S):
+            logger.warning(
+                f"callbacks still running after {SHUTDOWN_GRACE_S:.0f} s; leaving without them"
+            )
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(0)  # destroying nodes under running callbacks is what breaks
+        executor.shutdown(timeout_sec=0.0)
+    for node in reversed(nodes):
+        node.destroy_node()
+    rclpy.try_shutdown()
 
-    def watch() -> None:
-        while not stop.wait(SHUTDOWN_POLL_S):
-            if not executor.context.ok():
-                executor.wake()
-                return
 
-    watcher = threading.Thread(target=watch, name="shutdown_watcher", daemon=True)
-    watcher.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        watcher.join()
+def _entry(module: str) -> Callable[[], int]:
+    """A console-script entry: signal handling first, then import `module` and run its main."""
+
+    def main() -> int:
+        shutdown = install_shutdown()
+        try:
+            loaded = importlib.import_module(module)
+            return 0 if shutdown.requested else loaded.main()
+        finally:
+            shutdown.ignore_further_signals()
+
+    main.__doc__ = f"Entry point of the `{module.rsplit('.', 1)[1]}` executable."
+    return main
+
+
+planner_node = _entry("grid_planner.nodes.planner_node")
+puzzle_node = _entry("grid_planner.nodes.puzzle_node")
+map_publisher = _entry("grid_planner.nodes.map_publisher")
+bringup = _entry("grid_planner.nodes.bringup")

@@ -1,0 +1,93 @@
+"""The executor every executable spins its nodes on: multi-threaded, with a two-phase stop."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import threading
+from collections.abc import Callable
+
+import rclpy
+from rclpy.executors import (
+    ConditionReachedException,
+    Executor,
+    ExternalShutdownException,
+    ShutdownException,
+    TimeoutException,
+)
+from rclpy.task import Future, Task
+
+
+def _never() -> bool:
+    return False
+
+
+class NodeExecutor(Executor):
+    """Runs callbacks on a pool of threads until `stop()` holds; `drain()` then ends them.
+
+    Unlike rclpy's MultiThreadedExecutor:
+    - a failing callback is logged, not raised out of the spin, so bad input costs one
+      callback and never the node;
+    - `stop` is part of every wait, so `wake()` after it turns true ends the spin at once;
+    - the stop has two phases: callbacks not started yet are dropped (their requests stay in
+      the middleware, untaken), running ones are waited for, so every request a callback took
+      is answered through a service that still exists.
+    """
+
+    def __init__(self, num_threads: int, stop: Callable[[], bool]) -> None:
+        super().__init__()
+        self._stop = stop
+        self._pool = concurrent.futures.ThreadPoolExecutor(
+            num_threads, thread_name_prefix="callback"
+        )
+        self._lock = threading.Lock()
+        self._running: set[concurrent.futures.Future] = set()
+        self._logger = rclpy.logging.get_logger("executor")
+
+    def spin_until_stopped(self) -> None:
+        """Execute callbacks until `stop()` holds or the context is shut down."""
+        while not self._stop() and self.context.ok():
+            self._spin_once_impl(None, self._stop)
+
+    def spin_once(self, timeout_sec: float | None = None) -> None:
+        """Wait at most `timeout_sec` for one ready callback and start it on the pool."""
+        self._spin_once_impl(timeout_sec, _never)
+
+    def spin_once_until_future_complete(
+        self, future: Future, timeout_sec: float | None = None
+    ) -> None:
+        """As `spin_once`, returning early once `future` is done."""
+        future.add_done_callback(lambda _future: self.wake())
+        self._spin_once_impl(timeout_sec, future.done)
+
+    def _spin_once_impl(self, timeout_sec: float | None, condition: Callable[[], bool]) -> None:
+        try:
+            handler, _entity, _node = self.wait_for_ready_callbacks(timeout_sec, None, condition)
+        except (
+            ConditionReachedException, ExternalShutdownException, ShutdownException,
+            TimeoutException,
+        ):
+            return
+        if self._stop():
+            return  # shutdown began during the wait: leave the work untaken
+        with self._lock:
+            running = self._pool.submit(self._run, handler)
+            self._running.add(running)
+        running.add_done_callback(self._forget)
+
+    def _run(self, handler: Task) -> None:
+        handler()
+        error = handler.exception() if handler.done() else None
+        if error is not None:
+            self._logger.error(f"a callback failed: {error!r}")
+
+    def _forget(self, running: concurrent.futures.Future) -> None:
+        with self._lock:
+            self._running.discard(running)
+
+    def drain(self, timeout: float) -> bool:
+        """Drop the callbacks not started yet; whether the running ones end within `timeout` s."""
+        with self._lock:
+            running = list(self._running)
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        _done, pending = concurrent.futures.wait(running, timeout)
+        return not pending

@@ -1,0 +1,338 @@
+"""The signal matrix: every executable stopped by every signal pattern, judged by how it exits.
+
+A case starts one executable in a session of its own and sends the signals to the whole process
+group, as a terminal's Ctrl-C or `ros2 launch` does. Patterns that need work in progress (a
+plan, a solve, a map being prepared) first start that work over DDS and wait until the node is
+busy with it (its CPU time climbs while the answer is still outstanding). A case is clean when
+the process exits with code 0, leaves no core file and writes nothing to stderr but INFO/DEBUG
+log lines (so no traceback, no "never retrieved", no "Destroyable"). Cases run concurrently,
+each in its own namespace, so the matrix fits in CI on two cores.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import rclpy
+from geometry_msgs.msg import PoseStamped
+from grid_planner_interfaces.srv import ComputePath, SolvePuzzle
+from nav_msgs.msg import OccupancyGrid
+from ros_harness import BIN_DIR, ClientNode
+from shared_data import PROJECT_ROOT
+
+from grid_planner.grid.occupancy import OccupancyMap
+from grid_planner.nodes.conversions import map_to_msg
+from grid_planner.nodes.qos import MAP_QOS
+
+TUTORIAL_MAP = PROJECT_ROOT / "config" / "maps" / "tutorial_grid.yaml"
+NODES = ("planner_node", "puzzle_node", "map_publisher", "bringup")
+# Korf's instance 1 (57 moves) for the goal 1..15, 0: A* with misplaced tiles runs for seconds.
+HARD_15 = [13, 6, 8, 12, 15, 14, 0, 10, 11, 7, 4, 5, 9, 1, 3, 2]
+PLAN_SIDE = 1000  # an open map: bidirectional_bfs corner to corner takes ~2 s
+MAP_SIDE = 2000  # a cluttered map with a robot radius: preparing its grid takes ~1 s
+BUSY_CPU_S = 0.15  # CPU seconds a node spends after a request before it counts as busy with it
+ALLOWED_STDERR = ("[INFO]", "[DEBUG]")
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """When to signal: `trigger` is ready, start (`delay` s after start), plan, solve or map."""
+
+    trigger: str
+    signals: tuple[tuple[float, int], ...]  # (seconds after the previous signal, signal)
+    delay: float = 0.0
+
+
+SIGINT, SIGTERM = signal.SIGINT, signal.SIGTERM
+PATTERNS = {
+    "1 SIGINT": Pattern("ready", ((0.0, SIGINT),)),
+    "2 SIGINT 5 ms apart": Pattern("ready", ((0.0, SIGINT), (0.005, SIGINT))),
+    "3 SIGINT in 20 ms": Pattern("ready", ((0.0, SIGINT), (0.01, SIGINT), (0.01, SIGINT))),
+    "SIGTERM": Pattern("ready", ((0.0, SIGTERM),)),
+    "SIGINT 0.2 s after start": Pattern("start", ((0.0, SIGINT),), delay=0.2),
+    "SIGINT 0.5 s after start": Pattern("start", ((0.0, SIGINT),), delay=0.5),
+    "SIGINT 1 s after start": Pattern("start", ((0.0, SIGINT),), delay=1.0),
+    "SIGINT during a plan": Pattern("plan", ((0.0, SIGINT),)),
+    "SIGINT during a solve": Pattern("solve", ((0.0, SIGINT),)),
+    "SIGINT during a map arrival": Pattern("map", ((0.0, SIGINT),)),
+}
+# Which executables have the work a pattern interrupts.
+WORK_OF = {"plan": {"planner_node", "bringup"}, "solve": {"puzzle_node", "bringup"},
+           "map": {"planner_node", "bringup"}}
+
+
+def cases(reps: int) -> list[tuple[str, str, int]]:
+    """(executable, pattern, repetition) for every pattern that applies to each executable."""
+    return [
+        (node, name, rep)
+        for rep in range(reps)
+        for node in NODES
+        for name, pattern in PATTERNS.items()
+        if pattern.trigger not in WORK_OF or node in WORK_OF[pattern.trigger]
+    ]
+
+
+@dataclass
+class Outcome:
+    """How one case ended; `problem` is empty for a clean stop."""
+
+    node: str
+    pattern: str
+    returncode: int | None
+    problem: str
+    stderr: str
+
+
+def _command(node: str, namespace: str, pattern: Pattern) -> list[str]:
+    executable = str(BIN_DIR / node)
+    if node == "bringup":
+        args = ["--map", str(TUTORIAL_MAP), "--namespace", namespace]
+        if pattern.trigger == "map":
+            args += ["--ros-args", "-p", "robot_radius:=0.5"]
+        return [executable, *args]
+    ros_args = ["--ros-args", "-r", f"__ns:=/{namespace}"]
+    if node == "map_publisher":
+        ros_args += ["-p", f"yaml_filename:={TUTORIAL_MAP}"]
+    if pattern.trigger == "map":
+        ros_args += ["-p", "robot_radius:=0.5"]
+    return [executable, *ros_args]
+
+
+def _allow_core_files() -> None:
+    _soft, hard = resource.getrlimit(resource.RLIMIT_CORE)
+    resource.setrlimit(resource.RLIMIT_CORE, (hard, hard))
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class MatrixClient:
+    """The DDS side of the matrix: one client node shared by all cases.
+
+    Entity creation is locked (rclpy's is not thread-safe) and entities live until `close`:
+    destroying one while the client's executor waits on it breaks that executor.
+    """
+
+    def __init__(self) -> None:
+        self.client = ClientNode("signal_matrix")
+        self._lock = threading.Lock()
+        self._plan_map = map_to_msg(
+            OccupancyMap(PLAN_SIDE, PLAN_SIDE, 1.0, np.zeros(PLAN_SIDE**2, np.int8)),
+            self.client.node.get_clock().now().to_msg(),
+        )
+        rng = np.random.default_rng(7)
+        clutter = np.where(rng.random(MAP_SIDE**2) < 0.01, 100, 0).astype(np.int8)
+        self._big_map = map_to_msg(
+            OccupancyMap(MAP_SIDE, MAP_SIDE, 0.05, clutter),
+            self.client.node.get_clock().now().to_msg(),
+        )
+
+    def create(self, factory: Callable[..., object], *args, **kwargs):
+        """Create an entity on the client node (rclpy entity creation is not thread-safe)."""
+        with self._lock:
+            return factory(*args, **kwargs)
+
+    def publish_map(self, namespace: str, which: str) -> None:
+        """Publish the plan map or the big cluttered map, latched, into `namespace`."""
+        publisher = self.create(
+            self.client.node.create_publisher, OccupancyGrid, f"/{namespace}/map", MAP_QOS
+        )
+        publisher.publish(self._plan_map if which == "plan" else self._big_map)
+
+    def start_plan(self, namespace: str):
+        """Ask for a ~2 s plan; the future of its answer."""
+        client = self.create(
+            self.client.node.create_client, ComputePath, f"/{namespace}/compute_path"
+        )
+        assert client.wait_for_service(timeout_sec=30.0), "compute_path not available"
+        far = PLAN_SIDE - 0.5
+        return client.call_async(ComputePath.Request(
+            goal=_pose(far, far), start=_pose(0.5, 0.5), use_start=True,
+            algorithm="bidirectional_bfs",
+        ))
+
+    def start_solve(self, namespace: str):
+        """Ask for a solve that takes seconds; the future of its answer."""
+        client = self.create(
+            self.client.node.create_client, SolvePuzzle, f"/{namespace}/solve_puzzle"
+        )
+        assert client.wait_for_service(timeout_sec=30.0), "solve_puzzle not available"
+        return client.call_async(SolvePuzzle.Request(
+            board=HARD_15, algorithm="astar", heuristic="misplaced", timeout=3.0
+        ))
+
+    def close(self) -> None:
+        """Destroy the client node."""
+        self.client.close()
+
+
+def _pose(x: float, y: float) -> PoseStamped:
+    pose = PoseStamped()
+    pose.header.frame_id = "map"
+    pose.pose.position.x, pose.pose.position.y = x, y
+    pose.pose.orientation.w = 1.0
+    return pose
+
+
+class Case:
+    """One executable run through one pattern."""
+
+    def __init__(self, node: str, pattern_name: str, workdir: Path, dds: MatrixClient) -> None:
+        self.node, self.pattern_name = node, pattern_name
+        self.pattern = PATTERNS[pattern_name]
+        self.workdir = workdir
+        self.dds = dds
+        self.namespace = f"sm{uuid.uuid4().hex[:10]}"
+        self.stderr_path = workdir / "stderr.log"
+
+    def stderr(self) -> str:
+        return self.stderr_path.read_text(errors="replace")
+
+    def _wait_for(self, process: subprocess.Popen, text: str, timeout: float = 90.0) -> None:
+        deadline = time.monotonic() + timeout
+        while text not in self.stderr():
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"{text!r} not logged")
+            time.sleep(0.02)
+
+    def _wait_until_busy(self, process: subprocess.Popen, future, since: float) -> None:
+        """Wait until the node has spent BUSY_CPU_S on the request while it is unanswered."""
+        deadline = time.monotonic() + 30.0
+        while _cpu_seconds(process.pid) - since < BUSY_CPU_S:
+            if future is not None and future.done():
+                raise RuntimeError("the work ended before the signal")
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the node never got busy with the request")
+            time.sleep(0.01)
+        if future is not None and future.done():
+            raise RuntimeError("the work ended before the signal")
+
+    def _prepare(self, process: subprocess.Popen, started: float) -> None:
+        trigger = self.pattern.trigger
+        if trigger == "start":
+            time.sleep(max(0.0, started + self.pattern.delay - time.monotonic()))
+            return
+        self._wait_for(process, "ready: bringup" if self.node == "bringup" else "ready:")
+        if trigger == "ready":
+            return
+        if trigger == "plan":
+            self.dds.publish_map(self.namespace, "plan")
+            self._wait_for(process, f"{PLAN_SIDE} x {PLAN_SIDE} cells")
+            since = _cpu_seconds(process.pid)
+            future = self.dds.start_plan(self.namespace)
+        elif trigger == "solve":
+            since = _cpu_seconds(process.pid)
+            future = self.dds.start_solve(self.namespace)
+        else:
+            since = _cpu_seconds(process.pid)
+            self.dds.publish_map(self.namespace, "map")
+            future = None
+        self._wait_until_busy(process, future, since)
+        if trigger == "map" and f"{MAP_SIDE} x {MAP_SIDE} cells" in self.stderr():
+            raise RuntimeError("the map was ready before the signal")
+
+    def run(self) -> Outcome:
+        """Start the executable, signal it as the pattern says and judge the exit."""
+        stdout_path = self.workdir / "stdout.log"
+        with stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
+            env = dict(os.environ, PYTHONUNBUFFERED="1", RCUTILS_LOGGING_BUFFERED_STREAM="0")
+            process = subprocess.Popen(
+                _command(self.node, self.namespace, self.pattern), stdout=out, stderr=err,
+                cwd=self.workdir, env=env, start_new_session=True, preexec_fn=_allow_core_files,
+            )
+            started = time.monotonic()
+            problem = ""
+            try:
+                self._prepare(process, started)
+                for pause, sig in self.pattern.signals:
+                    time.sleep(pause)
+                    os.killpg(process.pid, sig)
+                process.wait(30.0)
+            except subprocess.TimeoutExpired:
+                problem = "did not exit within 30 s"
+            except RuntimeError as error:
+                problem = f"set-up failed: {error}"
+            finally:
+                if process.poll() is None:
+                    os.killpg(process.pid, signal.SIGKILL)
+                    process.wait()
+        return self._judge(process.returncode, problem, stdout_path.read_text(errors="replace"))
+
+    def _judge(self, returncode: int, problem: str, stdout: str) -> Outcome:
+        stderr = self.stderr()
+        cores = [path.name for path in self.workdir.iterdir() if path.name.startswith("core")]
+        for path in cores:
+            (self.workdir / path).unlink()
+        stray = [
+            line for line in stderr.splitlines()
+            if line.strip() and not line.startswith(ALLOWED_STDERR)
+        ]
+        if not problem:
+            if cores:
+                problem = f"core file {cores[0]}"
+            elif returncode != 0:
+                problem = f"exit code {returncode}"
+            elif stray:
+                problem = f"stderr: {stray[0][:160]}"
+            elif "Traceback" in stdout:
+                problem = "traceback on stdout"
+        return Outcome(self.node, self.pattern_name, returncode, problem, stderr)
+
+
+def run_matrix(reps: int, root: Path, workers: int) -> list[Outcome]:
+    """Run every case `reps` times, `workers` at once; the outcomes in case order."""
+    owns_context = not rclpy.ok()
+    if owns_context:
+        rclpy.init()
+    dds = MatrixClient()
+    try:
+        jobs = []
+        for index, (node, name, _rep) in enumerate(cases(reps)):
+            workdir = root / f"case{index:04d}"
+            workdir.mkdir(parents=True)
+            jobs.append(Case(node, name, workdir, dds))
+        with ThreadPoolExecutor(workers) as pool:
+            return list(pool.map(Case.run, jobs))
+    finally:
+        dds.close()
+        if owns_context:
+            rclpy.shutdown()
+
+
+def summary(outcomes: list[Outcome]) -> str:
+    """A table of clean stops per executable and pattern, then the first problem of each cell."""
+    total = Counter((o.node, o.pattern) for o in outcomes)
+    clean = Counter((o.node, o.pattern) for o in outcomes if not o.problem)
+    lines = [f"{'executable':<14} {'pattern':<30} clean"]
+    problems = []
+    for node in NODES:
+        for name in PATTERNS:
+            if (node, name) not in total:
+                continue
+            lines.append(f"{node:<14} {name:<30} {clean[node, name]}/{total[node, name]}")
+            first = next((o for o in outcomes if (o.node, o.pattern) == (node, name)
+                          and o.problem), None)
+            if first is not None:
+                kinds = Counter(o.problem.split(":")[0] for o in outcomes
+                                if (o.node, o.pattern) == (node, name) and o.problem)
+                problems.append(f"  {node} / {name}: {dict(kinds)}; first: {first.problem}")
+    lines.append(f"all: {sum(clean.values())}/{sum(total.values())} clean")
+    return "\n".join(lines + problems)

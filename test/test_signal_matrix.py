@@ -1,0 +1,19 @@
+"""Every executable stops cleanly on every signal pattern (exit 0, no traceback, no core file)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from signal_matrix import run_matrix, summary
+
+# Repetitions of each case; the matrix runs this many times over in one concurrent batch.
+REPS = int(os.environ.get("SIGNAL_MATRIX_REPS", "10"))
+WORKERS = int(os.environ.get("SIGNAL_MATRIX_WORKERS", "6"))
+
+
+def test_every_executable_stops_cleanly_on_every_signal_pattern(tmp_path: Path) -> None:
+    outcomes = run_matrix(REPS, tmp_path, WORKERS)
+    report = summary(outcomes)
+    print(f"\nsignal matrix, {REPS} repetitions:\n{report}")
+    assert all(not outcome.problem for outcome in outcomes), report
