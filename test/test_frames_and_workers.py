@@ -9,7 +9,6 @@ import threading
 import pytest
 from geometry_msgs.msg import PoseStamped, TransformStamped
 
-from grid_planner.nodes.concurrency import BoundedCallbackGroup
 from grid_planner.nodes.conversions import quaternion_to_yaw, yaw_to_quaternion
 from grid_planner.nodes.frames import FrameError, FrameResolver
 from grid_planner.nodes.latest_job import Job, LatestJobWorker
@@ -163,14 +162,3 @@ def test_worker_survives_a_failing_delivery(caplog) -> None:
     assert results == [2]
     assert "delivering a background job failed" in caplog.text
     assert "context is shut down" in caplog.text
-
-
-def test_bounded_group_admits_at_most_its_limit() -> None:
-    group = BoundedCallbackGroup(2)
-    entity = object()
-    assert group.beginning_execution(entity) and group.beginning_execution(entity)
-    assert not group.can_execute(entity) and not group.beginning_execution(entity)
-    group.ending_execution(entity)
-    assert group.can_execute(entity) and group.active == 1
-    with pytest.raises(ValueError, match="limit must be >= 1"):
-        BoundedCallbackGroup(0)

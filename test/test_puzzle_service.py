@@ -24,9 +24,10 @@ Response = SolvePuzzle.Response
 
 @pytest.fixture(scope="module")
 def puzzle_service(tmp_path_factory):
-    """A running puzzle_node (small node budget) and a client of its service."""
+    """A running puzzle_node (small node budget, a queue no test here fills) and a client."""
     log_dir = tmp_path_factory.mktemp("puzzle_node")
-    args = ["--ros-args", "-p", "max_nodes:=200000", "-p", "default_timeout:=20.0"]
+    args = ["--ros-args", "-p", "max_nodes:=200000", "-p", "default_timeout:=20.0",
+            "-p", "max_queued_solves:=300"]
     with running("puzzle_node", args, log_dir) as proc, ros_client("puzzle_test") as client:
         deep = QoSProfile(depth=1000)
         service = client.node.create_client(SolvePuzzle, "solve_puzzle", qos_profile=deep)

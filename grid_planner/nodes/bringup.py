@@ -38,9 +38,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--namespace", default="", help="namespace of all three nodes")
     parser.add_argument("--use-sim-time", action="store_true", help="use the /clock topic")
     parser.add_argument(
-        "--threads", type=int, default=6,
-        help="executor threads shared by the nodes (default 6: a long puzzle solve holds at "
-        "most max_concurrent_solves of them)",
+        "--threads", type=int, default=0,
+        help="executor threads shared by the nodes, at least (default 0: as many as the "
+        "nodes' request limits can hold, max_concurrent_* + max_queued_*, plus spares)",
     )
     return parser.parse_args(argv)
 
@@ -86,13 +86,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         split = argv.index("--ros-args")
         argv, extra = argv[:split], argv[split + 1 :]
     options = parse_args(argv)
-    if options.threads < 2:
-        raise SystemExit("bringup: --threads must be at least 2")
+    if options.threads < 0:
+        raise SystemExit("bringup: --threads must not be negative")
     if options.use_map_publisher and not options.map.is_file():
         raise SystemExit(f"bringup: map file {options.map} not found")
     args = ["bringup", *ros_arguments(options, extra)]
     factories = node_factories(options)
-    ready = f"ready: bringup runs {len(factories)} nodes on {options.threads} executor threads"
+    ready = f"ready: bringup runs {len(factories)} nodes"
     return spin_nodes(factories, num_threads=options.threads, args=args, ready_message=ready)
 
 

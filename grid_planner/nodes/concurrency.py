@@ -1,45 +1,103 @@
-"""A callback group that runs at most `limit` callbacks at once and leaves the rest queued."""
+"""Admission control for service requests: a few run, a few wait, the rest are refused at once."""
 
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-from rclpy.callback_groups import CallbackGroup
+REPORT_INTERVAL_S = 1.0  # refusals are logged in one line at most this often
 
 
-class BoundedCallbackGroup(CallbackGroup):
-    """Like ReentrantCallbackGroup, but with at most `limit` callbacks executing at a time.
+class RequestGate:
+    """At most `running` requests run at once and `queued` more wait their turn; others are busy.
 
-    While the group is full the executor does not take further requests: they wait in the
-    entity's DDS history, no executor thread blocks, and other nodes on the same executor keep
-    running. This bounds the memory of concurrent searches (max_nodes x limit).
+    A service callback takes its turn with `with gate.turn() as refusal:` — `refusal` is None
+    when the request may run (after waiting, if it had to), else the reason it is refused at
+    once: busy (every running slot and queue place is taken) or shutting down (`close()` was
+    called; requests still waiting are refused too). Nothing is dropped silently and the
+    memory of a request storm stays bounded: the requests the node holds are at most
+    `running + queued`, and each holds one executor thread (`threads`).
     """
 
-    def __init__(self, limit: int) -> None:
-        super().__init__()
-        if limit < 1:
-            raise ValueError(f"limit must be >= 1, got {limit}")
-        self._limit = limit
-        self._active = 0
-        self._lock = threading.Lock()
+    def __init__(self, running: int, queued: int, limit_names: str) -> None:
+        if running < 1 or queued < 0:
+            raise ValueError(f"need running >= 1 and queued >= 0, got {running} and {queued}")
+        self._max_running = running
+        self._max_queued = queued
+        self._limit_names = limit_names
+        self._running = 0
+        self._queued = 0
+        self._closed = False
+        self._condition = threading.Condition()
+        self._refused = 0
+        self._reported_at = float("-inf")
 
     @property
-    def active(self) -> int:
-        """How many callbacks of this group are executing now."""
-        with self._lock:
-            return self._active
+    def threads(self) -> int:
+        """Executor threads the gate's requests may hold at once."""
+        return self._max_running + self._max_queued
 
-    def can_execute(self, entity: object) -> bool:
-        with self._lock:
-            return self._active < self._limit
+    @property
+    def load(self) -> tuple[int, int]:
+        """(running, waiting) requests now."""
+        with self._condition:
+            return self._running, self._queued
 
-    def beginning_execution(self, entity: object) -> bool:
-        with self._lock:
-            if self._active >= self._limit:
-                return False
-            self._active += 1
-            return True
+    @contextmanager
+    def turn(self) -> Iterator[str | None]:
+        """Wait for a running slot; yields None once running, else the refusal reason."""
+        refusal = self._enter()
+        try:
+            yield refusal
+        finally:
+            if refusal is None:
+                with self._condition:
+                    self._running -= 1
+                    self._condition.notify()
 
-    def ending_execution(self, entity: object) -> None:
-        with self._lock:
-            self._active -= 1
+    def refusal_report(self) -> str | None:
+        """One log line on the refusals since the last one, at most every REPORT_INTERVAL_S.
+
+        A storm of refused requests then costs one log call a second, not one a request.
+        """
+        now = time.monotonic()
+        with self._condition:
+            if self._refused == 0 or now - self._reported_at < REPORT_INTERVAL_S:
+                return None
+            refused, self._refused, self._reported_at = self._refused, 0, now
+            running, queued = self._running, self._queued
+        return (
+            f"refused {refused} request(s) since the last report: {running} running and "
+            f"{queued} waiting, the limits ({self._limit_names})"
+        )
+
+    def close(self) -> None:
+        """Refuse every request from now on, those waiting included (shutdown)."""
+        with self._condition:
+            self._closed = True
+            self._condition.notify_all()
+
+    def _enter(self) -> str | None:
+        with self._condition:
+            if self._closed:
+                return "the node is shutting down"
+            if self._running >= self._max_running:
+                if self._queued >= self._max_queued:
+                    self._refused += 1
+                    return (
+                        f"busy: {self._running} requests running and {self._queued} waiting, "
+                        f"the limits ({self._limit_names}); try again later"
+                    )
+                self._queued += 1
+                try:
+                    self._condition.wait_for(
+                        lambda: self._closed or self._running < self._max_running
+                    )
+                finally:
+                    self._queued -= 1
+                if self._closed:
+                    return "the node is shutting down"
+            self._running += 1
+            return None

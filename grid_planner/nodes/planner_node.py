@@ -27,6 +27,7 @@ from grid_planner.grid.errors import PlannerCancelled, PlannerError, Unsupported
 from grid_planner.grid.planner import ALGORITHMS, MAX_SANE_PATH_POSES, GridPlan, plan_world
 from grid_planner.grid.planning_grid import PlanningGrid
 from grid_planner.nodes.cdr import ComputePathAnswer, PathArrays
+from grid_planner.nodes.concurrency import RequestGate
 from grid_planner.nodes.conversions import (
     int8_sequence,
     msg_to_map,
@@ -38,7 +39,7 @@ from grid_planner.nodes.frames import FrameError, FrameResolver, Pose2D, make_tf
 from grid_planner.nodes.latest_job import Job, LatestJobWorker
 from grid_planner.nodes.parameters import at_least, declare_validated, non_empty, one_of
 from grid_planner.nodes.prebuilt import probe
-from grid_planner.nodes.qos import COMMAND_QOS, LATCHED_POSE_QOS, MAP_QOS, PLAN_QOS
+from grid_planner.nodes.qos import COMMAND_QOS, LATCHED_POSE_QOS, MAP_QOS, PLAN_QOS, SERVICE_QOS
 from grid_planner.search.result import Budget
 
 Codes = ComputePath.Response
@@ -86,8 +87,6 @@ class QueryError(Exception):
 class PlannerNode(Node):
     """Subscribes to map, goals and start poses; publishes plans and serves plan requests."""
 
-    callback_threads = 4  # executor threads its callbacks may hold at once
-
     def __init__(self, tf_buffer: object | None = None, **node_options) -> None:
         super().__init__("grid_planner", **node_options)
         self._declare_parameters()
@@ -103,6 +102,13 @@ class PlannerNode(Node):
         self._frames = FrameResolver(tf_buffer)
         self._worker = LatestJobWorker("goal_planner")
         self._stopping = threading.Event()  # ends service plans still running at shutdown
+        self._gate = RequestGate(
+            self._param("max_concurrent_plans"), self._param("max_queued_plans"),
+            "max_concurrent_plans, max_queued_plans",
+        )
+        # Executor threads the callbacks may hold: the service requests, the state group and
+        # rclpy's parameter services.
+        self.callback_threads = self._gate.threads + 2
         self._wire = probe()
 
         warm_seconds = warm_up()
@@ -128,9 +134,13 @@ class PlannerNode(Node):
         )
         self._plan_pub = self.create_publisher(Path, "plan", PLAN_QOS)
         self._expanded_pub = self.create_publisher(OccupancyGrid, "expanded_cells", MAP_QOS)
-        self.create_service(GetPlan, "plan_path", self._on_get_plan, callback_group=services)
         self.create_service(
-            ComputePath, "compute_path", self._on_compute_path, callback_group=services
+            GetPlan, "plan_path", self._on_get_plan, qos_profile=SERVICE_QOS,
+            callback_group=services,
+        )
+        self.create_service(
+            ComputePath, "compute_path", self._on_compute_path, qos_profile=SERVICE_QOS,
+            callback_group=services,
         )
         backend = "numba" if NUMBA_AVAILABLE else "reference (no numba)"
         start_source = (
@@ -167,9 +177,14 @@ class PlannerNode(Node):
             "use_tf": (True, "take the start from TF where tf2_ros is installed", None),
             "robot_base_frame": ("base_link", "robot frame looked up in TF", non_empty),
             "transform_tolerance": (0.3, "s to wait for a TF transform", at_least(0.0)),
+            "max_concurrent_plans": (2, "service plans that run at once", at_least(1)),
+            "max_queued_plans": (16, "service requests that wait for a running slot; further "
+                                 "ones are answered BUSY at once", at_least(0)),
         }
         declare_validated(
-            self, parameters, read_only=frozenset({"start_pose_transient_local", "use_tf"})
+            self, parameters,
+            read_only=frozenset({"start_pose_transient_local", "use_tf", "max_concurrent_plans",
+                                 "max_queued_plans"}),
         )
 
     def _param(self, name: str):
@@ -277,7 +292,7 @@ class PlannerNode(Node):
             algorithm=request.algorithm,
             tolerance=request.tolerance,
         )
-        answer = self.compute(query, self._stopping)
+        answer = self._admitted(query)
         planning_time = seconds_to_duration(answer.planning_time)
         return self._wire.compute_path_response(ComputePathAnswer(
             answer.path, answer.error_code, answer.error_msg, answer.length_m,
@@ -292,7 +307,17 @@ class PlannerNode(Node):
         query = PlanQuery(
             goal=request.goal, start=None if from_current else request.start, tolerance=tolerance
         )
-        return self._wire.get_plan_response(self.compute(query, self._stopping).path)
+        return self._wire.get_plan_response(self._admitted(query).path)
+
+    def _admitted(self, query: PlanQuery) -> PlanAnswer:
+        """Plan a service query in its turn, or answer BUSY when the gate refuses it."""
+        with self._gate.turn() as refusal:
+            if refusal is None:
+                return self.compute(query, self._stopping)
+        report = self._gate.refusal_report()
+        if report:
+            self.get_logger().warning(report)
+        return PlanAnswer(self._empty_path(self._param("global_frame")), Codes.BUSY, refusal)
 
     # --- the one planning path ----------------------------------------------------------------
 
@@ -307,7 +332,7 @@ class PlannerNode(Node):
         """
         started = time.monotonic()
         global_frame = self._param("global_frame")
-        empty = planned_path(np.zeros((0, 2)), global_frame, self.get_clock().now().to_msg(), None)
+        empty = self._empty_path(global_frame)
         try:
             answer = self._compute(query, cancel, global_frame)
         except QueryError as error:
@@ -339,6 +364,9 @@ class PlannerNode(Node):
         else:
             self.get_logger().warning(f"no plan (code {answer.error_code}): {answer.error_msg}")
         return answer
+
+    def _empty_path(self, global_frame: str) -> PathArrays:
+        return planned_path(np.zeros((0, 2)), global_frame, self.get_clock().now().to_msg(), None)
 
     def _compute(
         self, query: PlanQuery, cancel: threading.Event | None, global_frame: str
@@ -433,8 +461,9 @@ class PlannerNode(Node):
         self._expanded_pub.publish(msg)
 
     def begin_shutdown(self) -> None:
-        """Cancel the goal plan and running service plans; new plans end at once, cancelled."""
+        """Cancel the goal plan and running service plans; waiting and new requests are refused."""
         self._stopping.set()
+        self._gate.close()
         self._worker.stop()
 
     def destroy_node(self) -> None:

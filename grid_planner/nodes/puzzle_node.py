@@ -7,11 +7,12 @@ import sys
 import threading
 
 from grid_planner_interfaces.srv import SolvePuzzle
+from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 
-from grid_planner.nodes.concurrency import BoundedCallbackGroup
+from grid_planner.nodes.concurrency import RequestGate
 from grid_planner.nodes.parameters import at_least, declare_validated, one_of
-from grid_planner.nodes.qos import QUEUED_SERVICE_QOS
+from grid_planner.nodes.qos import SERVICE_QOS
 from grid_planner.puzzle import (
     HEURISTICS,
     PUZZLE_ALGORITHMS,
@@ -25,6 +26,9 @@ from grid_planner.search.result import Budget
 HEURISTIC_NAMES = tuple(HEURISTICS)
 # What `prepare_tables` may name: the table heuristic and the board side it is built for.
 PREPARABLE_TABLES = {"table": 3, "pdb": 4}
+# Boards of up to this many tiles (the 8-puzzle and smaller: at most 181,440 states) are solved
+# in a lane of their own, so long solves of bigger boards never hold them up.
+SMALL_BOARD_TILES = 9
 
 
 def known_tables(names: object) -> str | None:
@@ -36,7 +40,11 @@ def known_tables(names: object) -> str | None:
 
 
 class PuzzleNode(Node):
-    """Solves sliding-tile puzzles; at most `max_concurrent_solves` run at once, the rest queue."""
+    """Solves sliding-tile puzzles in two lanes (small and big boards), each with its own limits.
+
+    In each lane at most `max_concurrent_solves` run at once and `max_queued_solves` wait; the
+    requests beyond are answered BUSY at once.
+    """
 
     def __init__(self, **node_options) -> None:
         super().__init__("puzzle_solver", **node_options)
@@ -53,48 +61,67 @@ class PuzzleNode(Node):
                                     at_least(0.001)),
                 "max_nodes": (2_000_000, "nodes one solve may expand (its memory budget)",
                               at_least(1)),
-                "max_concurrent_solves": (2, "solves that run at once; further requests wait",
-                                          at_least(1)),
+                "max_concurrent_solves": (2, "solves that run at once in each lane (boards of "
+                                          "up to 9 tiles, bigger boards)", at_least(1)),
+                "max_queued_solves": (16, "requests that wait for a running slot in each lane; "
+                                      "further ones are answered BUSY at once", at_least(0)),
                 "prepare_tables": (["table"], "heuristic tables built (or loaded from the cache) "
                                    "at start-up: table = exact 8-puzzle distances, pdb = 15-puzzle "
                                    "6-6-3 pattern database (~10 s to build once)", known_tables),
             },
-            read_only=frozenset({"max_concurrent_solves", "prepare_tables"}),
+            read_only=frozenset({"max_concurrent_solves", "max_queued_solves",
+                                 "prepare_tables"}),
         )
         warm_seconds = warm_up()
         for name in self._param("prepare_tables"):
             seconds = prepare(name, PREPARABLE_TABLES[name])
             self.get_logger().info(f"heuristic table '{name}' ready in {seconds:.2f} s")
         self._stopping = threading.Event()
-        limit = self.get_parameter("max_concurrent_solves").value
-        self.callback_threads = limit + 1  # executor threads its callbacks may hold at once
+        limit, queued = self._param("max_concurrent_solves"), self._param("max_queued_solves")
+        names = "max_concurrent_solves, max_queued_solves"
+        self._lanes = {small: RequestGate(limit, queued, names) for small in (True, False)}
+        # Executor threads the callbacks may hold: both lanes' requests and rclpy's parameter
+        # services.
+        self.callback_threads = 2 * (limit + queued) + 1
         self._service = self.create_service(
-            SolvePuzzle, "solve_puzzle", self._on_solve,
-            qos_profile=QUEUED_SERVICE_QOS, callback_group=BoundedCallbackGroup(limit),
+            SolvePuzzle, "solve_puzzle", self._on_solve, qos_profile=SERVICE_QOS,
+            callback_group=ReentrantCallbackGroup(),
         )
         self.get_logger().info(
             f"ready: serving '{self._service.service_name}' "
             f"(default {self._param('default_algorithm')} / {self._param('default_heuristic')}, "
-            f"{limit} concurrent solves, IDA* kernel warm-up {warm_seconds * 1000:.0f} ms)"
+            f"{limit} running + {queued} waiting solves a lane, IDA* kernel warm-up "
+            f"{warm_seconds * 1000:.0f} ms)"
         )
 
     def _param(self, name: str):
         return self.get_parameter(name).value
 
     def begin_shutdown(self) -> None:
-        """Cancel running solves (they end with LIMIT_REACHED); new ones end at once."""
+        """Cancel running solves (they end with LIMIT_REACHED); waiting and new ones are refused."""
         self._stopping.set()
+        for lane in self._lanes.values():
+            lane.close()
 
     def _on_solve(
         self, request: SolvePuzzle.Request, response: SolvePuzzle.Response
     ) -> SolvePuzzle.Response:
-        try:
-            self._solve_into(request, response)
-        except Exception as error:  # a bug must cost one answer, never the node
-            self.get_logger().error(f"solve_puzzle failed unexpectedly: {error!r}")
-            response.status = SolvePuzzle.Response.INVALID_REQUEST
-            response.success = False
-            response.message = f"internal error: {error}"
+        lane = self._lanes[len(request.board) <= SMALL_BOARD_TILES]
+        with lane.turn() as refusal:
+            if refusal is None:
+                try:
+                    self._solve_into(request, response)
+                except Exception as error:  # a bug must cost one answer, never the node
+                    self.get_logger().error(f"solve_puzzle failed unexpectedly: {error!r}")
+                    response.status = SolvePuzzle.Response.INVALID_REQUEST
+                    response.success = False
+                    response.message = f"internal error: {error}"
+                return response
+        report = lane.refusal_report()
+        if report:
+            self.get_logger().warning(report)
+        response.status = SolvePuzzle.Response.BUSY
+        response.message = refusal
         return response
 
     def _solve_into(self, request: SolvePuzzle.Request, response: SolvePuzzle.Response) -> None:

@@ -34,11 +34,10 @@ PLAN_QOS = QoSProfile(
     durability=DurabilityPolicy.VOLATILE,
 )
 
-# Requests wait in the service's history while every solver slot is busy: keep a deep one so
-# a burst of requests is queued rather than overwritten.
-QUEUED_SERVICE_QOS = QoSProfile(
-    history=HistoryPolicy.KEEP_LAST,
-    depth=1000,
+# Services keep every request until the node takes it (never overwritten by a burst); the
+# node takes them at once and answers the ones beyond its limits with a busy failure.
+SERVICE_QOS = QoSProfile(
+    history=HistoryPolicy.KEEP_ALL,
     reliability=ReliabilityPolicy.RELIABLE,
     durability=DurabilityPolicy.VOLATILE,
 )

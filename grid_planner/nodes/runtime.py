@@ -166,7 +166,7 @@ def spin_nodes(
     `callback_threads` (the callbacks a node may hold at once) plus SPARE_THREADS. A node
     refusing its configuration (a ValueError or a parameter of the wrong type) prints one line
     and exits with 1; a stop request before or during start-up is a clean stop (exit 0).
-    `ready_message` is logged once all nodes exist.
+    `ready_message` is logged (with the thread count) once all nodes exist.
     """
     shutdown = install_shutdown()
     argv = list(args) if args is not None else sys.argv
@@ -221,7 +221,9 @@ def _spin(
         executor.add_node(node)
     shutdown.add_hook(executor.wake)
     if ready_message:
-        rclpy.logging.get_logger("bringup").info(ready_message)
+        rclpy.logging.get_logger("bringup").info(
+            f"{ready_message} on {num_threads} executor threads"
+        )
     executor.spin_until_stopped()
     return executor
 
