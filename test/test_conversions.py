@@ -17,7 +17,7 @@ from grid_planner.nodes.conversions import (
     msg_to_map,
     path_message,
     planned_path,
-    pose_is_finite,
+    pose_fault,
     quaternion_to_yaw,
     seconds_to_duration,
     yaw_to_quaternion,
@@ -68,10 +68,13 @@ def test_empty_path_keeps_its_header() -> None:
 
 def test_pose_checks_reject_nan_inf_and_zero_quaternions() -> None:
     good = Pose(orientation=Quaternion(w=1.0))
-    assert pose_is_finite(good)
-    assert not pose_is_finite(Pose(position=Point(x=float("nan")), orientation=Quaternion(w=1.0)))
-    assert not pose_is_finite(Pose(position=Point(y=float("inf")), orientation=Quaternion(w=1.0)))
-    assert not pose_is_finite(Pose(orientation=Quaternion(w=0.0)))
+    assert pose_fault(good) is None
+    assert pose_fault(Pose(position=Point(x=float("nan")), orientation=Quaternion(w=1.0)))
+    assert pose_fault(Pose(position=Point(y=float("inf")), orientation=Quaternion(w=1.0)))
+    assert pose_fault(Pose(orientation=Quaternion(w=0.0))) == (
+        "pose is not finite or has a zero-length quaternion: position (0.0, 0.0, 0.0), "
+        "orientation (0.0, 0.0, 0.0, 0.0)"
+    )
 
 
 def test_seconds_become_a_duration() -> None:

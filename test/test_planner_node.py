@@ -493,7 +493,7 @@ def test_unexpected_fault_is_unknown_and_the_node_keeps_serving(monkeypatch) -> 
         try:
             harness = PlannerHarness(client, None, "/fault")
             harness.map_pub.publish(map_to_msg(TUTORIAL, node.get_clock().now().to_msg()))
-            wait_until(lambda: node._snapshot() is not None, what="the map in-process")
+            wait_until(lambda: node._maps.current is not None, what="the map in-process")
             real = planner_node.plan_world
 
             def broken(*args, **kwargs):

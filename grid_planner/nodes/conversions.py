@@ -12,6 +12,7 @@ from grid_planner_interfaces.srv import ComputePath
 from nav_msgs.msg import OccupancyGrid, Path
 from std_msgs.msg import Header
 
+from grid_planner.grid.errors import UnsupportedMapError
 from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.nodes.cdr import ComputePathAnswer, PathArrays
 
@@ -22,8 +23,14 @@ def yaw_to_quaternion(yaw: float) -> Quaternion:
 
 
 def quaternion_to_yaw(q: Quaternion) -> float:
-    """The rotation about z of `q` (normalised first); the roll and pitch are ignored."""
-    return math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
+    """The rotation about z of `q`, of any non-zero length; the roll and pitch are ignored.
+
+    Both atan2 arguments scale with the squared length, so a quaternion that is not normalised
+    gives the yaw of its normalised self (the unit-only form `1 - 2(y^2 + z^2)` does not).
+    """
+    return math.atan2(
+        2.0 * (q.w * q.z + q.x * q.y), q.w * q.w + q.x * q.x - q.y * q.y - q.z * q.z
+    )
 
 
 def quaternion_norm(q: Quaternion) -> float:
@@ -31,11 +38,16 @@ def quaternion_norm(q: Quaternion) -> float:
     return math.sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w)
 
 
-def pose_is_finite(pose: Pose) -> bool:
-    """Whether the position and orientation are finite and the quaternion has a length."""
+def pose_fault(pose: Pose) -> str | None:
+    """What is wrong with `pose` (a non-finite value or a zero-length quaternion), or None."""
     p, q = pose.position, pose.orientation
     values = (p.x, p.y, p.z, q.x, q.y, q.z, q.w)
-    return all(math.isfinite(v) for v in values) and quaternion_norm(q) > 1e-9
+    if all(math.isfinite(v) for v in values) and quaternion_norm(q) > 1e-9:
+        return None
+    return (
+        f"pose is not finite or has a zero-length quaternion: position ({p.x}, {p.y}, {p.z}), "
+        f"orientation ({q.x}, {q.y}, {q.z}, {q.w})"
+    )
 
 
 def map_to_msg(occupancy: OccupancyMap, stamp: Time) -> OccupancyGrid:
@@ -68,6 +80,12 @@ def int8_sequence(values: np.ndarray) -> array.array:
 def msg_to_map(msg: OccupancyGrid) -> OccupancyMap:
     """The core map of an OccupancyGrid message (raises UnsupportedMapError when malformed)."""
     info = msg.info
+    origin = info.origin.orientation
+    if not quaternion_norm(origin) > 1e-9:  # NaN fails this too
+        raise UnsupportedMapError(
+            f"map origin orientation ({origin.x}, {origin.y}, {origin.z}, {origin.w}) is not a "
+            "rotation (a zero-length or non-finite quaternion)"
+        )
     return OccupancyMap(
         width=info.width,
         height=info.height,

@@ -27,6 +27,16 @@ def at_least(minimum: float) -> Rule:
     return rule
 
 
+def in_range(low: float, high: float) -> Rule:
+    """Accept finite numbers in [`low`, `high`]."""
+
+    def rule(value: object) -> str | None:
+        ok = isinstance(value, int | float) and low <= value <= high
+        return None if ok else f"must be a finite number in [{low}, {high}]"
+
+    return rule
+
+
 def non_empty(value: object) -> str | None:
     """Accept a non-empty string."""
     return None if isinstance(value, str) and value.strip() else "must not be empty"

@@ -30,21 +30,33 @@ from grid_planner.nodes.cdr import ComputePathAnswer, PathArrays
 from grid_planner.nodes.concurrency import RequestGate
 from grid_planner.nodes.conversions import (
     int8_sequence,
-    msg_to_map,
     planned_path,
-    pose_is_finite,
+    pose_fault,
     seconds_to_duration,
 )
 from grid_planner.nodes.frames import FrameError, FrameResolver, Pose2D, make_tf_buffer
 from grid_planner.nodes.latest_job import Job, LatestJobWorker
-from grid_planner.nodes.parameters import at_least, declare_validated, non_empty, one_of
+from grid_planner.nodes.parameters import (
+    at_least,
+    declare_validated,
+    in_range,
+    non_empty,
+    one_of,
+)
+from grid_planner.nodes.planning_map import (
+    GridSettings,
+    MapLimits,
+    PlanningMap,
+    admit_map,
+    inflation_refusal,
+)
 from grid_planner.nodes.prebuilt import probe
 from grid_planner.nodes.qos import COMMAND_QOS, LATCHED_POSE_QOS, MAP_QOS, PLAN_QOS, SERVICE_QOS
 from grid_planner.search.result import Budget
 
 Codes = ComputePath.Response
 GRID_ALGORITHMS = tuple(ALGORITHMS)
-GRID_SETTINGS = ("occupied_threshold", "allow_unknown", "robot_radius")
+MAX_ROBOT_RADIUS_M = 100.0  # a typo guard; max_inflation_cells is the bound that matters
 
 
 @dataclass(frozen=True)
@@ -89,11 +101,9 @@ class PlannerNode(Node):
 
     def __init__(self, tf_buffer: object | None = None, **node_options) -> None:
         super().__init__("grid_planner", **node_options)
+        self._maps = PlanningMap()
         self._declare_parameters()
         self._lock = threading.Lock()
-        self._grid_key: tuple | None = None
-        self._grid: PlanningGrid | None = None
-        self._map = None
         self._start: PoseStamped | None = None
         self._goal: PoseStamped | None = None
         self._waiting_logged: str | None = None
@@ -121,16 +131,16 @@ class PlannerNode(Node):
             PoseStamped, "goal_pose", self._on_goal, COMMAND_QOS, callback_group=state
         )
         self.create_subscription(
-            PoseWithCovarianceStamped, "initialpose", self._on_start, COMMAND_QOS,
-            callback_group=state,
+            PoseWithCovarianceStamped, "initialpose",
+            lambda msg: self._on_start(msg, "initialpose"), COMMAND_QOS, callback_group=state,
         )
         amcl_qos = LATCHED_POSE_QOS if self._param("start_pose_transient_local") else QoSProfile(
             depth=1, reliability=ReliabilityPolicy.RELIABLE,
             durability=DurabilityPolicy.VOLATILE,
         )
         self.create_subscription(
-            PoseWithCovarianceStamped, "amcl_pose", self._on_start, amcl_qos,
-            callback_group=state,
+            PoseWithCovarianceStamped, "amcl_pose",
+            lambda msg: self._on_start(msg, "amcl_pose"), amcl_qos, callback_group=state,
         )
         self._plan_pub = self.create_publisher(Path, "plan", PLAN_QOS)
         self._expanded_pub = self.create_publisher(OccupancyGrid, "expanded_cells", MAP_QOS)
@@ -164,7 +174,7 @@ class PlannerNode(Node):
                                    lambda v: None if 1 <= v <= 100 else "must be in 1..100"),
             "allow_unknown": (False, "false: unknown (-1) cells are lethal", None),
             "robot_radius": (0.0, "m; cells within this of a lethal cell are inflated",
-                             at_least(0.0)),
+                             self._radius_refusal),
             "goal_tolerance": (0.0, "m; a blocked goal may move this far in x and y",
                                at_least(0.0)),
             "max_planning_time": (5.0, "s (steady clock) a plan may take", at_least(0.001)),
@@ -180,6 +190,14 @@ class PlannerNode(Node):
             "max_concurrent_plans": (2, "service plans that run at once", at_least(1)),
             "max_queued_plans": (16, "service requests that wait for a running slot; further "
                                  "ones are answered BUSY at once", at_least(0)),
+            "max_map_cells": (4096 * 4096, "largest map accepted (width x height cells)",
+                              at_least(1)),
+            "max_inflation_cells": (100, "robot_radius / map resolution may be at most this",
+                                    at_least(0)),
+            "max_path_poses": (200_000, "longest path sent; longer ones fail NO_VALID_PATH",
+                               at_least(1)),
+            "max_nodes": (2_000_000, "nodes one plan may expand (bounds a search's memory)",
+                          at_least(1)),
         }
         declare_validated(
             self, parameters,
@@ -190,47 +208,44 @@ class PlannerNode(Node):
     def _param(self, name: str):
         return self.get_parameter(name).value
 
+    def _radius_refusal(self, radius: object) -> str | None:
+        reason = in_range(0.0, MAX_ROBOT_RADIUS_M)(radius)
+        current = self._maps.current
+        if reason is None and current is not None:
+            reason = inflation_refusal(
+                radius, current.resolution, self._param("max_inflation_cells")
+            )
+        return reason
+
+    def _grid_settings(self) -> GridSettings:
+        return GridSettings(
+            self._param("occupied_threshold"), self._param("allow_unknown"),
+            self._param("robot_radius"),
+        )
+
     # --- state updates ------------------------------------------------------------------------
 
     def _on_map(self, msg: OccupancyGrid) -> None:
-        global_frame = self._param("global_frame")
-        if msg.header.frame_id != global_frame:
-            self.get_logger().error(
-                f"map refused: its frame '{msg.header.frame_id}' is not the global frame "
-                f"'{global_frame}' (set global_frame or publish the map in it)"
-            )
-            return
+        """Use the map if it fits the limits; else log why and keep the previous one."""
+        limits = MapLimits(
+            self._param("global_frame"), self._param("max_map_cells"),
+            self._param("max_inflation_cells"),
+        )
+        settings = self._grid_settings()
         try:
-            occupancy = msg_to_map(msg)
-            grid = self._build_grid(occupancy)
+            grid = settings.build(admit_map(msg, limits, settings.robot_radius))
         except (UnsupportedMapError, ValueError) as error:
             self.get_logger().error(f"map refused: {error}")
             return
-        with self._lock:
-            self._map = occupancy
-            self._grid = grid
-        self.get_logger().info(f"map received in frame '{occupancy.frame_id}': {grid.describe()}")
+        self._maps.install(grid)
+        self.get_logger().info(f"map received in frame '{grid.map.frame_id}': {grid.describe()}")
         self._plan_active_goal("the map changed")
 
-    def _build_grid(self, occupancy) -> PlanningGrid:
-        key = tuple(self._param(name) for name in GRID_SETTINGS)
-        grid = PlanningGrid(
-            occupancy, occupied_threshold=key[0], allow_unknown=key[1], robot_radius=key[2]
-        )
-        self._grid_key = key
-        return grid
-
-    def _snapshot(self) -> PlanningGrid | None:
-        """The planning grid for the current map and grid parameters (rebuilt if they changed)."""
-        with self._lock:
-            if self._map is None:
-                return None
-            key = tuple(self._param(name) for name in GRID_SETTINGS)
-            if key != self._grid_key:
-                self._grid = self._build_grid(self._map)
-            return self._grid
-
-    def _on_start(self, msg: PoseWithCovarianceStamped) -> None:
+    def _on_start(self, msg: PoseWithCovarianceStamped, topic: str) -> None:
+        fault = pose_fault(msg.pose.pose)
+        if fault is not None:
+            self.get_logger().warning(f"{topic} refused: {fault}; the previous start stays")
+            return
         start = PoseStamped(header=msg.header, pose=msg.pose.pose)
         with self._lock:
             self._start = start
@@ -239,6 +254,10 @@ class PlannerNode(Node):
             self._plan_active_goal("a start pose arrived")
 
     def _on_goal(self, msg: PoseStamped) -> None:
+        fault = pose_fault(msg.pose)
+        if fault is not None:
+            self.get_logger().warning(f"goal_pose refused: {fault}; the previous goal stays")
+            return
         with self._lock:
             self._goal = msg
             self._waiting_logged = None
@@ -252,7 +271,7 @@ class PlannerNode(Node):
             goal = self._goal
             if goal is None:
                 return
-            missing = "map" if self._map is None else None
+            missing = "map" if self._maps.current is None else None
         if missing is None and not self._has_current_start():
             missing = "start pose (initialpose, amcl_pose or TF)"
         if missing is not None:
@@ -377,19 +396,31 @@ class PlannerNode(Node):
                 Codes.INVALID_PLANNER,
                 f"unknown algorithm {algorithm!r}; choose one of {', '.join(GRID_ALGORITHMS)}",
             )
-        grid = self._snapshot()
+        grid = self._maps.grid(self._grid_settings())
         if grid is None:
             raise QueryError(Codes.NO_MAP, "no map received yet on 'map'")
+        if grid.map.frame_id != global_frame:
+            raise QueryError(
+                Codes.NO_MAP, f"the map in use is in frame '{grid.map.frame_id}', not the global "
+                f"frame '{global_frame}': waiting for a map in '{global_frame}'",
+            )
         goal = self._pose_in_global(query.goal, "goal", global_frame)
         start = self._start_pose(query.start, global_frame)
         tolerance = query.tolerance if query.tolerance >= 0.0 else self._param("goal_tolerance")
         if not math.isfinite(tolerance):
             raise QueryError(Codes.INVALID_POSE, f"tolerance must be finite, got {tolerance}")
-        budget = Budget.from_timeout(self._param("max_planning_time"), cancel=cancel)
+        budget = Budget.from_timeout(
+            self._param("max_planning_time"), max_nodes=self._param("max_nodes"), cancel=cancel
+        )
         found = plan_world(
             grid, (start.x, start.y), (goal.x, goal.y), algorithm, tolerance=tolerance,
             budget=budget, record_expanded=self._param("publish_expanded"),
         )
+        if len(found.poses) > self._param("max_path_poses"):
+            raise QueryError(
+                Codes.NO_VALID_PATH, f"{algorithm} found a path of {len(found.poses)} poses, more "
+                f"than max_path_poses {self._param('max_path_poses')}; it is not sent",
+            )
         final_yaw = None if self._param("use_final_approach_orientation") else goal.yaw
         if found.length == 0:
             final_yaw = goal.yaw
@@ -403,14 +434,9 @@ class PlannerNode(Node):
         )
 
     def _pose_in_global(self, pose: PoseStamped, role: str, global_frame: str) -> Pose2D:
-        if not pose_is_finite(pose.pose):
-            raise QueryError(
-                Codes.INVALID_POSE,
-                f"{role} pose is not finite or has a zero-length quaternion: "
-                f"position ({pose.pose.position.x}, {pose.pose.position.y}), orientation "
-                f"({pose.pose.orientation.x}, {pose.pose.orientation.y}, "
-                f"{pose.pose.orientation.z}, {pose.pose.orientation.w})",
-            )
+        fault = pose_fault(pose.pose)
+        if fault is not None:
+            raise QueryError(Codes.INVALID_POSE, f"{role} {fault}")
         try:
             return self._frames.to_global(pose, global_frame, self._param("transform_tolerance"))
         except FrameError as error:
