@@ -118,6 +118,23 @@ class ClientNode:
         self._thread.join(5.0)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far (0 once it is gone): a sign it is busy."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_bytes(pid: int) -> int:
+    """The resident set size of a process."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError(f"no VmRSS for process {pid}")
+
+
 def wait_until(condition: Callable[[], bool], timeout: float = 20.0, what: str = "") -> None:
     """Poll `condition` until it holds; fail naming `what` when it does not within `timeout`."""
     deadline = time.monotonic() + timeout

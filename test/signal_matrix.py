@@ -29,7 +29,7 @@ import rclpy
 from geometry_msgs.msg import PoseStamped
 from grid_planner_interfaces.srv import ComputePath, SolvePuzzle
 from nav_msgs.msg import OccupancyGrid
-from ros_harness import BIN_DIR, ClientNode
+from ros_harness import BIN_DIR, ClientNode, cpu_seconds
 from shared_data import PROJECT_ROOT
 
 from grid_planner.grid.occupancy import OccupancyMap
@@ -113,15 +113,6 @@ def _command(node: str, namespace: str, pattern: Pattern) -> list[str]:
 def _allow_core_files() -> None:
     _soft, hard = resource.getrlimit(resource.RLIMIT_CORE)
     resource.setrlimit(resource.RLIMIT_CORE, (hard, hard))
-
-
-def _cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far (0 once it is gone)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class MatrixClient:
@@ -216,7 +207,7 @@ class Case:
     def _wait_until_busy(self, process: subprocess.Popen, future, since: float) -> None:
         """Wait until the node has spent BUSY_CPU_S on the request while it is unanswered."""
         deadline = time.monotonic() + 30.0
-        while _cpu_seconds(process.pid) - since < BUSY_CPU_S:
+        while cpu_seconds(process.pid) - since < BUSY_CPU_S:
             if future is not None and future.done():
                 raise RuntimeError("the work ended before the signal")
             if process.poll() is not None or time.monotonic() > deadline:
@@ -236,13 +227,13 @@ class Case:
         if trigger == "plan":
             self.dds.publish_map(self.namespace, "plan")
             self._wait_for(process, f"{PLAN_SIDE} x {PLAN_SIDE} cells")
-            since = _cpu_seconds(process.pid)
+            since = cpu_seconds(process.pid)
             future = self.dds.start_plan(self.namespace)
         elif trigger == "solve":
-            since = _cpu_seconds(process.pid)
+            since = cpu_seconds(process.pid)
             future = self.dds.start_solve(self.namespace)
         else:
-            since = _cpu_seconds(process.pid)
+            since = cpu_seconds(process.pid)
             self.dds.publish_map(self.namespace, "map")
             future = None
         self._wait_until_busy(process, future, since)

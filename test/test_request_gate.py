@@ -50,8 +50,8 @@ def test_gate_runs_its_limit_queues_its_limit_and_refuses_the_rest_at_once() -> 
     assert not waiting.entered.is_set()
     with gate.turn() as refusal:
         assert refusal == (
-            "busy: 2 requests running and 1 waiting, the limits "
-            "(max_concurrent_plans, max_queued_plans); try again later"
+            "busy: 2 running and 1 waiting requests, the limits of max_concurrent_plans, "
+            "max_queued_plans; try again later"
         )
     running[0].finish()
     assert waiting.entered.wait(30.0) and waiting.refusal is None
@@ -88,8 +88,8 @@ def test_refusals_are_reported_once_per_interval(monkeypatch) -> None:
         with gate.turn() as refusal:
             assert refusal.startswith("busy:")
     assert gate.refusal_report() == (
-        "refused 3 request(s) since the last report: 1 running and 0 waiting, the limits "
-        "(max_concurrent_plans, max_queued_plans)"
+        "refused 3 request(s) since the last report: 1 running and 0 waiting requests, the "
+        "limits of max_concurrent_plans, max_queued_plans"
     )
     with gate.turn():
         pass

@@ -70,7 +70,7 @@ class RequestGate:
             running, queued = self._running, self._queued
         return (
             f"refused {refused} request(s) since the last report: {running} running and "
-            f"{queued} waiting, the limits ({self._limit_names})"
+            f"{queued} waiting requests, the limits of {self._limit_names}"
         )
 
     def close(self) -> None:
@@ -87,8 +87,8 @@ class RequestGate:
                 if self._queued >= self._max_queued:
                     self._refused += 1
                     return (
-                        f"busy: {self._running} requests running and {self._queued} waiting, "
-                        f"the limits ({self._limit_names}); try again later"
+                        f"busy: {self._running} running and {self._queued} waiting requests, "
+                        f"the limits of {self._limit_names}; try again later"
                     )
                 self._queued += 1
                 try:

@@ -59,7 +59,7 @@ def inflation_refusal(robot_radius: float, resolution: float, max_cells: int) ->
     if cells <= max_cells:
         return None
     return (
-        f"robot_radius {robot_radius} m is {cells:.4g} cells at {resolution} m/cell, more "
+        f"robot_radius {robot_radius} m is {cells:.4g} cells at {resolution:.6g} m/cell, more "
         f"than max_inflation_cells {max_cells}"
     )
 

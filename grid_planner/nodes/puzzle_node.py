@@ -61,6 +61,8 @@ class PuzzleNode(Node):
                                     at_least(0.001)),
                 "max_nodes": (2_000_000, "nodes one solve may expand (its memory budget)",
                               at_least(1)),
+                "max_board_side": (6, "largest board side accepted (6: the 35-puzzle); bigger "
+                                   "boards are INVALID_BOARD", at_least(2)),
                 "max_concurrent_solves": (2, "solves that run at once in each lane (boards of "
                                           "up to 9 tiles, bigger boards)", at_least(1)),
                 "max_queued_solves": (16, "requests that wait for a running slot in each lane; "
@@ -125,6 +127,14 @@ class PuzzleNode(Node):
         return response
 
     def _solve_into(self, request: SolvePuzzle.Request, response: SolvePuzzle.Response) -> None:
+        side = self._param("max_board_side")
+        if len(request.board) > side * side:
+            response.status = SolvePuzzle.Response.INVALID_BOARD
+            response.message = (
+                f"board has {len(request.board)} tiles, more than the {side * side} of the "
+                f"largest side accepted (max_board_side {side})"
+            )
+            return
         algorithm = request.algorithm.strip() or self._param("default_algorithm")
         heuristic = request.heuristic.strip() or self._param("default_heuristic")
         timeout = request.timeout if request.timeout != 0.0 else self._param("default_timeout")
