@@ -28,9 +28,9 @@ class NodeExecutor(Executor):
     - a failing callback is logged, not raised out of the spin, so bad input costs one
       callback and never the node;
     - `stop` is part of every wait, so `wake()` after it turns true ends the spin at once;
-    - the stop has two phases: callbacks not started yet are dropped (their requests stay in
-      the middleware, untaken), running ones are waited for, so every request a callback took
-      is answered through a service that still exists.
+    - `drain()` waits for every callback already handed to the pool, so each request the node
+      took is answered through a service that still exists (the nodes have cancelled their
+      work by then, so these callbacks end quickly); requests not yet taken stay untaken.
     """
 
     def __init__(self, num_threads: int, stop: Callable[[], bool]) -> None:
@@ -67,8 +67,6 @@ class NodeExecutor(Executor):
             TimeoutException,
         ):
             return
-        if self._stop():
-            return  # shutdown began during the wait: leave the work untaken
         with self._lock:
             running = self._pool.submit(self._run, handler)
             self._running.add(running)
@@ -85,9 +83,13 @@ class NodeExecutor(Executor):
             self._running.discard(running)
 
     def drain(self, timeout: float) -> bool:
-        """Drop the callbacks not started yet; whether the running ones end within `timeout` s."""
+        """Whether every callback handed to the pool ends within `timeout` seconds.
+
+        None is dropped: a handler that never runs leaves its coroutine un-awaited (a warning
+        at exit) and its request taken but unanswered.
+        """
         with self._lock:
             running = list(self._running)
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool.shutdown(wait=False)
         _done, pending = concurrent.futures.wait(running, timeout)
         return not pending

@@ -227,6 +227,8 @@ class PlannerNode(Node):
 
     def _on_map(self, msg: OccupancyGrid) -> None:
         """Use the map if it fits the limits; else log why and keep the previous one."""
+        if self._stopping.is_set():
+            return  # shutting down: no grid worth preparing
         limits = MapLimits(
             self._param("global_frame"), self._param("max_map_cells"),
             self._param("max_inflation_cells"),
