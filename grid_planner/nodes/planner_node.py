@@ -11,7 +11,7 @@ import math
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
@@ -29,20 +29,15 @@ from grid_planner.grid.planning_grid import PlanningGrid
 from grid_planner.nodes.cdr import ComputePathAnswer, PathArrays
 from grid_planner.nodes.concurrency import RequestGate
 from grid_planner.nodes.conversions import (
-    int8_sequence,
+    map_to_msg,
     planned_path,
     pose_fault,
     seconds_to_duration,
 )
 from grid_planner.nodes.frames import FrameError, FrameResolver, Pose2D, make_tf_buffer
 from grid_planner.nodes.latest_job import Job, LatestJobWorker
-from grid_planner.nodes.parameters import (
-    at_least,
-    declare_validated,
-    in_range,
-    non_empty,
-    one_of,
-)
+from grid_planner.nodes.parameters import declare_validated
+from grid_planner.nodes.planner_parameters import GRID_ALGORITHMS, READ_ONLY, planner_parameters
 from grid_planner.nodes.planning_map import (
     GridSettings,
     MapLimits,
@@ -55,8 +50,6 @@ from grid_planner.nodes.qos import COMMAND_QOS, LATCHED_POSE_QOS, MAP_QOS, PLAN_
 from grid_planner.search.result import Budget
 
 Codes = ComputePath.Response
-GRID_ALGORITHMS = tuple(ALGORITHMS)
-MAX_ROBOT_RADIUS_M = 100.0  # a typo guard; max_inflation_cells is the bound that matters
 
 
 @dataclass(frozen=True)
@@ -102,7 +95,7 @@ class PlannerNode(Node):
     def __init__(self, tf_buffer: object | None = None, **node_options) -> None:
         super().__init__("grid_planner", **node_options)
         self._maps = PlanningMap()
-        self._declare_parameters()
+        declare_validated(self, planner_parameters(self._radius_fits_map), read_only=READ_ONLY)
         self._lock = threading.Lock()
         self._start: PoseStamped | None = None
         self._goal: PoseStamped | None = None
@@ -166,56 +159,14 @@ class PlannerNode(Node):
 
     # --- parameters ---------------------------------------------------------------------------
 
-    def _declare_parameters(self) -> None:
-        parameters = {
-            "algorithm": ("astar", f"search algorithm: {', '.join(GRID_ALGORITHMS)}",
-                          one_of(GRID_ALGORITHMS)),
-            "occupied_threshold": (65, "a cell with value >= this is lethal (1..100)",
-                                   lambda v: None if 1 <= v <= 100 else "must be in 1..100"),
-            "allow_unknown": (False, "false: unknown (-1) cells are lethal", None),
-            "robot_radius": (0.0, "m; cells within this of a lethal cell are inflated",
-                             self._radius_refusal),
-            "goal_tolerance": (0.0, "m; a blocked goal may move this far in x and y",
-                               at_least(0.0)),
-            "max_planning_time": (5.0, "s (steady clock) a plan may take", at_least(0.001)),
-            "use_final_approach_orientation": (
-                False, "last pose faces along the last step instead of the goal's yaw", None),
-            "publish_expanded": (False, "publish the expanded cells on expanded_cells", None),
-            "global_frame": ("map", "frame of maps, poses and paths", non_empty),
-            "start_pose_transient_local": (
-                True, "amcl_pose durability: transient_local (AMCL) or volatile", None),
-            "use_tf": (True, "take the start from TF where tf2_ros is installed", None),
-            "robot_base_frame": ("base_link", "robot frame looked up in TF", non_empty),
-            "transform_tolerance": (0.3, "s to wait for a TF transform", at_least(0.0)),
-            "max_concurrent_plans": (2, "service plans that run at once", at_least(1)),
-            "max_queued_plans": (16, "service requests that wait for a running slot; further "
-                                 "ones are answered BUSY at once", at_least(0)),
-            "max_map_cells": (4096 * 4096, "largest map accepted (width x height cells)",
-                              at_least(1)),
-            "max_inflation_cells": (100, "robot_radius / map resolution may be at most this",
-                                    at_least(0)),
-            "max_path_poses": (200_000, "longest path sent; longer ones fail NO_VALID_PATH",
-                               at_least(1)),
-            "max_nodes": (2_000_000, "nodes one plan may expand (bounds a search's memory)",
-                          at_least(1)),
-        }
-        declare_validated(
-            self, parameters,
-            read_only=frozenset({"start_pose_transient_local", "use_tf", "max_concurrent_plans",
-                                 "max_queued_plans"}),
-        )
-
     def _param(self, name: str):
         return self.get_parameter(name).value
 
-    def _radius_refusal(self, radius: object) -> str | None:
-        reason = in_range(0.0, MAX_ROBOT_RADIUS_M)(radius)
+    def _radius_fits_map(self, radius: float) -> str | None:
         current = self._maps.current
-        if reason is None and current is not None:
-            reason = inflation_refusal(
-                radius, current.resolution, self._param("max_inflation_cells")
-            )
-        return reason
+        if current is None:
+            return None
+        return inflation_refusal(radius, current.resolution, self._param("max_inflation_cells"))
 
     def _grid_settings(self) -> GridSettings:
         return GridSettings(
@@ -472,21 +423,10 @@ class PlannerNode(Node):
         return self._pose_in_global(start, "start", global_frame)
 
     def _publish_expanded(self, grid: PlanningGrid, expanded: np.ndarray, stamp) -> None:
-        msg = OccupancyGrid()
-        msg.header.frame_id = self._param("global_frame")
-        msg.header.stamp = stamp
-        msg.info.resolution = float(grid.resolution)
-        msg.info.width = grid.width
-        msg.info.height = grid.height
-        origin = grid.map
-        msg.info.origin.position.x = origin.origin_x
-        msg.info.origin.position.y = origin.origin_y
-        msg.info.origin.orientation.z = math.sin(origin.origin_yaw / 2.0)
-        msg.info.origin.orientation.w = math.cos(origin.origin_yaw / 2.0)
         cells = np.zeros(grid.cell_count, dtype=np.int8)
         cells[expanded] = 100
-        msg.data = int8_sequence(cells)
-        self._expanded_pub.publish(msg)
+        shown = replace(grid.map, data=cells, frame_id=self._param("global_frame"))
+        self._expanded_pub.publish(map_to_msg(shown, stamp))
 
     def begin_shutdown(self) -> None:
         """Cancel the goal plan and running service plans; waiting and new requests are refused."""
