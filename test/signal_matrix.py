@@ -26,11 +26,11 @@ from pathlib import Path
 
 import numpy as np
 import rclpy
-from geometry_msgs.msg import PoseStamped
 from grid_planner_interfaces.srv import ComputePath, SolvePuzzle
 from nav_msgs.msg import OccupancyGrid
 from ros_harness import BIN_DIR, ClientNode, cpu_seconds
 from shared_data import PROJECT_ROOT
+from test_planner_node import pose
 
 from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.nodes.conversions import map_to_msg
@@ -156,7 +156,7 @@ class MatrixClient:
         assert client.wait_for_service(timeout_sec=30.0), "compute_path not available"
         far = PLAN_SIDE - 0.5
         return client.call_async(ComputePath.Request(
-            goal=_pose(far, far), start=_pose(0.5, 0.5), use_start=True,
+            goal=pose(far, far), start=pose(0.5, 0.5), use_start=True,
             algorithm="bidirectional_bfs",
         ))
 
@@ -173,14 +173,6 @@ class MatrixClient:
     def close(self) -> None:
         """Destroy the client node."""
         self.client.close()
-
-
-def _pose(x: float, y: float) -> PoseStamped:
-    pose = PoseStamped()
-    pose.header.frame_id = "map"
-    pose.pose.position.x, pose.pose.position.y = x, y
-    pose.pose.orientation.w = 1.0
-    return pose
 
 
 class Case:

@@ -17,10 +17,10 @@ import time
 from collections import Counter
 
 import rclpy
-from geometry_msgs.msg import PoseStamped
 from grid_planner_interfaces.srv import ComputePath, SolvePuzzle
 from nav_msgs.srv import GetPlan
 from ros_harness import ClientNode
+from test_planner_node import pose
 
 from grid_planner.nodes.qos import SERVICE_QOS
 
@@ -29,14 +29,6 @@ HARD_8 = [8, 6, 7, 2, 5, 4, 3, 0, 1]
 MEDIUM_15 = [5, 1, 2, 4, 9, 6, 3, 8, 13, 10, 7, 11, 0, 14, 15, 12]
 # Korf's instance 1 (57 moves): runs until its 0.3 s timeout, so these fill the solve queue.
 HARD_15 = [13, 6, 8, 12, 15, 14, 0, 10, 11, 7, 4, 5, 9, 1, 3, 2]
-
-
-def pose(x: float, y: float) -> PoseStamped:
-    msg = PoseStamped()
-    msg.header.frame_id = "map"
-    msg.pose.position.x, msg.pose.position.y = x, y
-    msg.pose.orientation.w = 1.0
-    return msg
 
 
 def outcome(kind: str, answer: object) -> str:

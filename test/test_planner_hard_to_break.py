@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from geometry_msgs.msg import PoseWithCovarianceStamped
 from grid_planner_interfaces.srv import ComputePath
+from nav_msgs.msg import OccupancyGrid
 from nav_msgs.srv import GetPlan
 from rcl_interfaces.srv import GetParameters
 from ros_harness import cpu_seconds, ros_client, running, wait_until
@@ -67,6 +68,18 @@ def wait_for_log(planner: PlannerHarness, text: str, count: int = 1) -> None:
     wait_until(lambda: planner.proc.output().count(text) >= count, what=f"the log line {text!r}")
 
 
+def assert_map_refused(planner: PlannerHarness, msg: OccupancyGrid, reason: str) -> None:
+    """Publish `msg` and wait for the planner to refuse it with `reason` (logged at ERROR)."""
+    refusals = planner.proc.output().count("map refused")
+    planner.map_pub.publish(msg)
+    wait_for_log(planner, "map refused", refusals + 1)
+    assert f"]: map refused: {reason}\n" in planner.proc.output()
+
+
+def stamped(occupancy: OccupancyMap, planner: PlannerHarness) -> OccupancyGrid:
+    return map_to_msg(occupancy, planner.client.node.get_clock().now().to_msg())
+
+
 def test_robot_radius_set_while_a_map_is_prepared_is_always_honoured(planner) -> None:
     walled = walled_map()
     start, goal = centre(walled, (250, 500)), centre(walled, (750, 500))
@@ -77,8 +90,7 @@ def test_robot_radius_set_while_a_map_is_prepared_is_always_honoured(planner) ->
     try:
         for _trial in range(3):
             assert planner.set_parameter("robot_radius", 0.0).successful
-            planner.map_pub.publish(map_to_msg(walled, planner.client.node.get_clock().now()
-                                               .to_msg()))
+            planner.map_pub.publish(stamped(walled, planner))
             planner.maps_sent += 1
             assert planner.set_parameter("robot_radius", 0.5).successful  # map being prepared
             racing = planner.request(goal, start=start)
@@ -164,7 +176,7 @@ def test_a_goal_with_a_non_normalised_quaternion_keeps_its_yaw(planner) -> None:
 def test_a_map_origin_with_a_non_normalised_quaternion_is_rotated_right(planner) -> None:
     rotated = OccupancyMap(TUTORIAL.width, TUTORIAL.height, 1.0, TUTORIAL.data,
                            origin_x=2.0, origin_y=-1.0, origin_yaw=math.pi / 2)
-    msg = map_to_msg(rotated, planner.client.node.get_clock().now().to_msg())
+    msg = stamped(rotated, planner)
     msg.info.origin.orientation.z *= 0.5
     msg.info.origin.orientation.w *= 0.5
     planner.map_pub.publish(msg)
@@ -180,15 +192,10 @@ def test_a_map_origin_with_a_non_normalised_quaternion_is_rotated_right(planner)
 
 
 def test_a_map_origin_with_a_zero_quaternion_is_refused_and_the_map_stays(planner) -> None:
-    msg = map_to_msg(walled_map(), planner.client.node.get_clock().now().to_msg())
+    msg = stamped(walled_map(), planner)
     msg.info.origin.orientation.w = 0.0
-    refusals = planner.proc.output().count("map refused")
-    planner.map_pub.publish(msg)
-    wait_for_log(planner, "map refused", refusals + 1)
-    assert (
-        "map refused: map origin orientation (0.0, 0.0, 0.0, 0.0) is not a rotation (a "
-        "zero-length or non-finite quaternion)" in planner.proc.output()
-    )
+    assert_map_refused(planner, msg, "map origin orientation (0.0, 0.0, 0.0, 0.0) is not a "
+                       "rotation (a zero-length or non-finite quaternion)")
     assert_good_plan_answered(planner)
 
 
@@ -239,7 +246,7 @@ def test_changing_global_frame_never_relabels_the_old_map(planner) -> None:
             "the map in use is in frame 'map', not the global frame 'odom': waiting for a map "
             "in 'odom'"
         )
-        in_odom = map_to_msg(TUTORIAL, planner.client.node.get_clock().now().to_msg())
+        in_odom = stamped(TUTORIAL, planner)
         in_odom.header.frame_id = "odom"
         planner.map_pub.publish(in_odom)
         planner.maps_sent += 1
@@ -277,16 +284,9 @@ def test_an_unworkable_robot_radius_is_refused_and_the_old_one_stays(
 def test_a_map_too_fine_for_the_robot_radius_is_refused_and_the_map_stays(planner) -> None:
     assert planner.set_parameter("robot_radius", 60.0).successful  # 60 cells on the 1 m map
     try:
-        refusals = planner.proc.output().count("map refused")
-        planner.map_pub.publish(map_to_msg(
-            OccupancyMap(40, 30, 0.05, np.zeros(1200)),
-            planner.client.node.get_clock().now().to_msg(),
-        ))
-        wait_for_log(planner, "map refused", refusals + 1)
-        assert (
-            "map refused: robot_radius 60.0 m is 1200 cells at 0.05 m/cell, more than "
-            "max_inflation_cells 100" in planner.proc.output()
-        )
+        assert_map_refused(planner, stamped(OccupancyMap(40, 30, 0.05, np.zeros(1200)), planner),
+                           "robot_radius 60.0 m is 1200 cells at 0.05 m/cell, more than "
+                           "max_inflation_cells 100")
     finally:
         assert planner.set_parameter("robot_radius", 0.0).successful
     assert_good_plan_answered(planner)  # the tutorial map is still the one in use
@@ -295,16 +295,8 @@ def test_a_map_too_fine_for_the_robot_radius_is_refused_and_the_map_stays(planne
 def test_a_map_beyond_max_map_cells_is_refused_and_the_map_stays(planner) -> None:
     assert planner.set_parameter("max_map_cells", 1000).successful
     try:
-        refusals = planner.proc.output().count("map refused")
-        planner.map_pub.publish(map_to_msg(
-            OccupancyMap(40, 30, 1.0, np.zeros(1200)),
-            planner.client.node.get_clock().now().to_msg(),
-        ))
-        wait_for_log(planner, "map refused", refusals + 1)
-        assert (
-            "map refused: 40 x 30 = 1200 cells, more than max_map_cells 1000"
-            in planner.proc.output()
-        )
+        assert_map_refused(planner, stamped(OccupancyMap(40, 30, 1.0, np.zeros(1200)), planner),
+                           "40 x 30 = 1200 cells, more than max_map_cells 1000")
     finally:
         assert planner.set_parameter("max_map_cells", 4096 * 4096).successful
     assert_good_plan_answered(planner)
