@@ -9,12 +9,11 @@ from collections import Counter
 import pytest
 from grid_planner_interfaces.srv import SolvePuzzle
 from ros_harness import cpu_seconds, ros_client, running, wait_until
+from shared_data import shared_path
 
 from grid_planner.nodes.qos import SERVICE_QOS
 
 Response = SolvePuzzle.Response
-# Korf's instance 1 (57 moves) for the goal 1..15, 0: compiled IDA* runs until its timeout.
-HARD_15 = [13, 6, 8, 12, 15, 14, 0, 10, 11, 7, 4, 5, 9, 1, 3, 2]
 EASY_15 = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0, 15]
 EASY_8 = [1, 2, 3, 4, 0, 6, 7, 5, 8]
 BUSY_MESSAGE = (
@@ -36,6 +35,15 @@ def puzzle(tmp_path_factory):
         yield client, service, proc
 
 
+def korf_instance(number: int) -> list[int]:
+    """A board of Korf's 100 15-puzzles (goal 0, 1, ..., 15), read from the shared data."""
+    for line in shared_path("puzzles", "korf100.txt").read_text().splitlines():
+        fields = line.split()
+        if fields and fields[0] == str(number):
+            return [int(tile) for tile in fields[1:17]]
+    raise AssertionError(f"Korf instance {number} not found")
+
+
 def assert_good_solve_answered(puzzle) -> None:
     client, service, _ = puzzle
     answer = client.call(service, SolvePuzzle.Request(board=EASY_8))
@@ -45,8 +53,10 @@ def assert_good_solve_answered(puzzle) -> None:
 def test_long_solves_starve_neither_small_boards_nor_the_queue_limit(puzzle) -> None:
     client, service, proc = puzzle
     before = cpu_seconds(proc.process.pid)
+    # Instance 60 takes IDA* with Manhattan distance 3.3 billion nodes: it runs into its timeout.
     long_request = SolvePuzzle.Request(
-        board=HARD_15, algorithm="idastar", heuristic="manhattan", timeout=8.0
+        board=korf_instance(60), goal=list(range(16)), algorithm="idastar",
+        heuristic="manhattan", timeout=8.0,
     )
     long_solves = [service.call_async(long_request) for _ in range(2)]
     wait_until(lambda: cpu_seconds(proc.process.pid) - before > 1.0,
