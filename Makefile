@@ -54,7 +54,7 @@ bench: setup
 	$(BIN)/python bench/run_all.py
 
 colcon: setup
-	$(BIN)/python -m pytest test/test_colcon_build.py
+	$(BIN)/python -m pytest test/ros/test_colcon_build.py
 
 clean:
 	rm -rf $(VENV) build install log *.egg-info

@@ -1,9 +1,20 @@
-"""Test-session isolation for ROS: a unique DDS domain, localhost discovery, private log folder."""
+"""Shared by test/core (no ROS) and test/ros (DDS): ROS session isolation and the `ros` marker.
+
+This folder is on `sys.path` for both (pytest puts a conftest's folder there), so the helpers
+beside this file (`shared_data`, `ros_harness`, `grid_fixtures`, `puzzle_tables`) import the
+same way from either. Every test under test/ros carries the marker `ros`: `pytest -m "not ros"`
+(or `pytest test/core`) runs what needs no ROS 2.
+"""
 
 from __future__ import annotations
 
 import os
 import tempfile
+from pathlib import Path
+
+import pytest
+
+ROS_TESTS = Path(__file__).resolve().parent / "ros"
 
 
 def _isolate_ros_session() -> None:
@@ -18,3 +29,15 @@ def _isolate_ros_session() -> None:
 
 
 _isolate_ros_session()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the `ros` marker."""
+    config.addinivalue_line("markers", "ros: needs ROS 2 (rclpy, messages, DDS); lives in test/ros")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test collected from test/ros with `ros`."""
+    for item in items:
+        if ROS_TESTS in item.path.parents:
+            item.add_marker(pytest.mark.ros)

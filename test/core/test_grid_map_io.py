@@ -21,7 +21,7 @@ from grid_planner.grid import (
 )
 from grid_planner.grid.draw_maps import SHIPPED_MAPS, demo_map, tutorial_grid, write_maps
 
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parents[2]
 GOOD_FIELDS = {
     "resolution": "0.5",
     "origin": "[1.0, -2.0, 0.0]",

@@ -78,7 +78,7 @@ def test_tutorial_grid_paths_are_valid_and_the_optimal_ones_have_16_steps(algori
 
 
 def test_shipped_tutorial_yaml_gives_length_16():
-    grid = PlanningGrid(load_map(Path(__file__).parent.parent / "config/maps/tutorial_grid.yaml"))
+    grid = PlanningGrid(load_map(Path(__file__).parents[2] / "config/maps/tutorial_grid.yaml"))
     assert plan(grid, (0, 7), (9, 0), "bfs").length == 16
     assert plan(grid, (0, 7), (9, 0), "astar").length == 16
     # In world metres: cell centres at (0.5, 7.5) and (9.5, 0.5).
