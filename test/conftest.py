@@ -2,19 +2,22 @@
 
 This folder is on `sys.path` for both (pytest puts a conftest's folder there), so the helpers
 beside this file (`shared_data`, `ros_harness`, `grid_fixtures`, `puzzle_tables`) import the
-same way from either. Every test under test/ros carries the marker `ros`: `pytest -m "not ros"`
-(or `pytest test/core`) runs what needs no ROS 2.
+same way from either, and so does `draw_maps` from tools/. Every test under test/ros carries
+the marker `ros`: `pytest -m "not ros"` (or `pytest test/core`) runs what needs no ROS 2.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
 ROS_TESTS = Path(__file__).resolve().parent / "ros"
+# tools/draw_maps.py draws the shipped maps; the tests import it to check them.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 
 
 def _isolate_ros_session() -> None:

@@ -15,11 +15,14 @@ import pytest
 from hypothesis import strategies as st
 
 from grid_planner.grid import NUMBA_AVAILABLE, OccupancyMap, PlanningGrid
+from grid_planner.search.registry import GRID, domain_algorithms
 
 # Without numba the compiled backend is absent: its tests skip and loops use the reference only.
 needs_numba = pytest.mark.skipif(not NUMBA_AVAILABLE, reason="numba is not installed")
 BACKENDS = ("numba", "reference") if NUMBA_AVAILABLE else ("reference",)
 BACKEND_PARAMS = (pytest.param("numba", marks=needs_numba), "reference")
+# The algorithms the registry offers on the grid, in their order.
+GRID_ALGORITHMS = domain_algorithms(GRID)
 
 TUTORIAL_TEXT = """\
 0 0 0 0 0 0 0 1 0 0

@@ -13,7 +13,7 @@ from nav_msgs.msg import OccupancyGrid, Path
 from std_msgs.msg import Header
 
 from grid_planner.grid.occupancy import OccupancyMap
-from grid_planner.nodes.cdr import ComputePathAnswer, PathArrays
+from grid_planner.nodes.wire.cdr import ComputePathAnswer, PathArrays
 
 
 def yaw_to_quaternion(yaw: float) -> Quaternion:

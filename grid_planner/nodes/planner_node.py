@@ -24,9 +24,8 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from grid_planner.grid import NUMBA_AVAILABLE, warm_up
 from grid_planner.grid.errors import PlannerCancelled, PlannerError, UnsupportedMapError
-from grid_planner.grid.planner import ALGORITHMS, MAX_SANE_PATH_POSES, GridPlan, plan_world
+from grid_planner.grid.planner import MAX_SANE_PATH_POSES, GridPlan, plan_world
 from grid_planner.grid.planning_grid import PlanningGrid
-from grid_planner.nodes.cdr import ComputePathAnswer, PathArrays
 from grid_planner.nodes.conversions import (
     int8_sequence,
     msg_to_map,
@@ -37,12 +36,14 @@ from grid_planner.nodes.conversions import (
 from grid_planner.nodes.frames import FrameError, FrameResolver, Pose2D, make_tf_buffer
 from grid_planner.nodes.latest_job import Job, LatestJobWorker
 from grid_planner.nodes.parameters import at_least, declare_validated, non_empty, one_of
-from grid_planner.nodes.prebuilt import probe
 from grid_planner.nodes.qos import COMMAND_QOS, LATCHED_POSE_QOS, MAP_QOS, PLAN_QOS
+from grid_planner.nodes.wire.cdr import ComputePathAnswer, PathArrays
+from grid_planner.nodes.wire.prebuilt import probe
+from grid_planner.search.registry import GRID, domain_algorithms
 from grid_planner.search.result import Budget
 
 Codes = ComputePath.Response
-GRID_ALGORITHMS = tuple(ALGORITHMS)
+GRID_ALGORITHMS = domain_algorithms(GRID)
 GRID_SETTINGS = ("occupied_threshold", "allow_unknown", "robot_radius")
 
 
@@ -342,7 +343,7 @@ class PlannerNode(Node):
         self, query: PlanQuery, cancel: threading.Event | None, global_frame: str
     ) -> PlanAnswer:
         algorithm = query.algorithm.strip() or self._param("algorithm")
-        if algorithm not in ALGORITHMS:
+        if algorithm not in GRID_ALGORITHMS:
             raise QueryError(
                 Codes.INVALID_PLANNER,
                 f"unknown algorithm {algorithm!r}; choose one of {', '.join(GRID_ALGORITHMS)}",

@@ -14,15 +14,16 @@ from collections import deque
 
 import numpy as np
 import pytest
+from draw_maps import TUTORIAL_ROWS
 from PIL import Image
 from shared_data import PROJECT_ROOT
 
 from grid_planner import render
 from grid_planner.cli import main
-from grid_planner.grid import ALGORITHMS, OccupancyMap, PlanningGrid, plan
-from grid_planner.grid.draw_maps import TUTORIAL_ROWS
+from grid_planner.grid import OccupancyMap, PlanningGrid, plan
 from grid_planner.puzzle import CLASSIC_HEURISTICS, PUZZLE_ALGORITHMS, replay
 from grid_planner.search import ALGORITHMS as SEARCH_ALGORITHMS
+from grid_planner.search.registry import GRID, domain_algorithms
 
 TUTORIAL_MAP = str(PROJECT_ROOT / "config" / "maps" / "tutorial_grid.yaml")
 TUTORIAL_WIDTH, TUTORIAL_HEIGHT = 10, 8
@@ -254,7 +255,7 @@ def test_map_load_error_in_json_mode_reports_no_map(capsys):
 def test_help_exits_0_and_lists_every_grid_algorithm(capsys):
     code, out, _ = run(capsys, "plan", "--help")
     assert code == 0
-    for name in ALGORITHMS:
+    for name in domain_algorithms(GRID):
         assert name in out
 
 
@@ -550,7 +551,7 @@ def test_compare_grid_optimal_algorithms_agree_on_16(capsys):
     code, rows, _ = run_json(capsys, "compare", TUTORIAL_MAP, *CELLS_START_GOAL)
     assert code == 0
     by_name = {row["algorithm"]: row for row in rows}
-    assert list(by_name) == list(ALGORITHMS)
+    assert list(by_name) == list(domain_algorithms(GRID))
     for name in ("astar", "bfs", "dijkstra"):
         assert by_name[name]["status"] == "SOLVED"
         assert by_name[name]["length"] == 16

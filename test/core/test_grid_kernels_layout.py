@@ -14,7 +14,7 @@ from grid_fixtures import BACKENDS, assert_valid_path, build, needs_numba, rando
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grid_planner.grid import ALGORITHMS, OccupancyMap, PlanningGrid, kernels, search_grid
+from grid_planner.grid import OccupancyMap, PlanningGrid, algorithm_info, kernels, search_grid
 from grid_planner.grid.kernels import (
     LETHAL_CLEARANCE,
     SearchBuffers,
@@ -23,7 +23,7 @@ from grid_planner.grid.kernels import (
     run_search,
     to_padded,
 )
-from grid_planner.search import Budget
+from grid_planner.search import Budget, SearchStatus
 
 KERNELS = ("astar", "bfs", "dfs", "dijkstra")
 
@@ -101,7 +101,7 @@ def test_steps_never_wrap_across_a_row_end(algorithm, backend):
     result, path, _, _ = search_grid(grid, 2 * 4 + 0, [0], algorithm, backend=backend)
     cells = [(int(i) % 4, int(i) // 4) for i in path]
     assert_valid_path(rules, cells, start, goal)
-    if ALGORITHMS[algorithm].optimal:
+    if algorithm_info(algorithm).optimal:
         assert result.length == 8
 
 
@@ -111,7 +111,7 @@ def test_steps_never_wrap_across_a_row_end(algorithm, backend):
 def test_one_cell_wide_maps_are_searched_end_to_end(algorithm, width, height):
     grid = PlanningGrid(OccupancyMap.from_rows(np.zeros((height, width), dtype=np.int8)))
     outcome = kernel_run(grid, algorithm, 0, [grid.cell_count - 1])
-    assert outcome.status == "solved"
+    assert outcome.status is SearchStatus.SOLVED
     assert outcome.path.tolist() == list(range(grid.cell_count))
 
 
@@ -127,7 +127,7 @@ def test_run_search_takes_the_map_or_the_padded_clearance(algorithm):
         buffers = SearchBuffers(grid.cell_count)  # map-sized: reserve() grows it to the padding
         fresh.append(run_search(algorithm, clearance, 8, 6, buffers, start, targets))
         assert buffers.cell_count == grid.padded_clearance.size
-    assert fresh[0].status == "solved"
+    assert fresh[0].status is SearchStatus.SOLVED
     assert same_outcome(fresh[0], fresh[1])
 
 
@@ -169,7 +169,7 @@ def test_several_targets_follow_the_reference_and_stay_optimal(case_and_targets)
             assert int(path[-1]) in targets
             cells = [(int(i) % rules.width, int(i) // rules.width) for i in path]
             assert_valid_path(rules, cells, start, cells[-1])
-            if ALGORITHMS[algorithm].optimal:
+            if algorithm_info(algorithm).optimal:
                 assert fast.length == min(reachable), algorithm
         if algorithm in ("bfs", "dfs"):
             slow, _, slow_seen, _ = search_grid(
@@ -216,7 +216,7 @@ def test_chunked_heap_searches_stay_optimal(algorithm):
 def test_a_node_budget_stops_after_exactly_that_many_expansions(algorithm):
     grid, start, goal = sandbox_grid()
     outcome = kernel_run(grid, algorithm, start, [goal], budget=Budget(max_nodes=37))
-    assert outcome.status == "limit" and outcome.nodes_expanded == 37
+    assert outcome.status is SearchStatus.LIMIT_REACHED and outcome.nodes_expanded == 37
 
 
 @needs_numba
@@ -229,13 +229,13 @@ def test_every_kernel_is_exact_across_the_generation_wrap_around():
         )
         for case in cases
     }
-    assert all(expected[(a, None)].status == "solved" for a in KERNELS)
-    grid.buffers.base = kernels._MAX_BASE - 3 * kernels._GENERATION_STEP
+    assert all(expected[(a, None)].status is SearchStatus.SOLVED for a in KERNELS)
+    grid.buffers.base = kernels.MAX_BASE - 3 * kernels.GENERATION_STEP
     for _ in range(2):
         for case in cases:
             again = kernel_run(grid, case[0], start, [goal], depth_limit=case[1])
             assert same_outcome(again, expected[case]), case
-    assert grid.buffers.base < 100 * kernels._GENERATION_STEP
+    assert grid.buffers.base < 100 * kernels.GENERATION_STEP
 
 
 @needs_numba
@@ -248,7 +248,7 @@ def test_a_query_writes_stamps_only_for_the_cells_it_reaches(algorithm):
     grid = PlanningGrid(OccupancyMap.from_rows(values, top_row_first=False))
     start = grid.cell_index(195, 195)
     outcome = kernel_run(grid, algorithm, start, [grid.cell_index(0, 0)])
-    assert outcome.status == "no_solution" and outcome.nodes_expanded == 100
+    assert outcome.status is SearchStatus.NO_SOLUTION and outcome.nodes_expanded == 100
     buffers = grid.buffers
     touched = np.sort(from_padded(np.flatnonzero(buffers.stamp >= buffers.base), grid.width))
     ys, xs = np.divmod(touched, grid.width)

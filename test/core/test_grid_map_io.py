@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from draw_maps import SHIPPED_MAPS, demo_map, tutorial_grid, write_maps
 from grid_fixtures import tutorial_values
 from PIL import Image
 from shared_data import shared_path
@@ -19,7 +20,6 @@ from grid_planner.grid import (
     read_map_yaml,
     save_map,
 )
-from grid_planner.grid.draw_maps import SHIPPED_MAPS, demo_map, tutorial_grid, write_maps
 
 PROJECT = Path(__file__).resolve().parents[2]
 GOOD_FIELDS = {

@@ -9,9 +9,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from draw_maps import TUTORIAL_GOAL_CELL, TUTORIAL_START_CELL
 from grid_fixtures import (
     BACKEND_PARAMS,
     BACKENDS,
+    GRID_ALGORITHMS,
     BruteForceRules,
     assert_valid_path,
     build,
@@ -20,8 +22,8 @@ from grid_fixtures import (
 )
 from shared_data import shared_path
 
+from grid_planner import jit
 from grid_planner.grid import (
-    ALGORITHMS,
     MAX_SANE_PATH_POSES,
     GoalOccupied,
     GoalOutsideMap,
@@ -34,19 +36,21 @@ from grid_planner.grid import (
     PlanningGrid,
     StartOccupied,
     StartOutsideMap,
+    algorithm_info,
     kernels,
     load_map,
     plan,
     plan_world,
-    planner,
     search_grid,
+    targets,
     warm_up,
 )
-from grid_planner.grid.draw_maps import TUTORIAL_GOAL_CELL, TUTORIAL_START_CELL
 from grid_planner.grid.kernels import SearchBuffers, run_search
+from grid_planner.jit import backend as backend_module
+from grid_planner.jit.backend import BackendError
 from grid_planner.search import Budget, LimitKind, SearchStatus
 
-ALL = sorted(ALGORITHMS)
+ALL = sorted(GRID_ALGORITHMS)
 
 
 def open_grid(width: int, height: int, **kwargs) -> PlanningGrid:
@@ -64,7 +68,7 @@ def test_tutorial_grid_paths_are_valid_and_the_optimal_ones_have_16_steps(algori
     found = plan(grid, TUTORIAL_START_CELL, TUTORIAL_GOAL_CELL, algorithm, backend=backend)
     rules = BruteForceRules(occupancy.grid2d())
     assert_valid_path(rules, found.cells, TUTORIAL_START_CELL, TUTORIAL_GOAL_CELL)
-    if ALGORITHMS[algorithm].optimal:
+    if algorithm_info(algorithm).optimal:
         assert found.length == 16
         assert found.optimal
     else:
@@ -230,7 +234,7 @@ def test_tolerance_plans_to_the_nearest_reachable_free_cell_in_the_window():
     # from the start (0, 2) the shortest path goes to (1, 2).
     for algorithm in ALL:
         found = plan(grid, (0, 2), (3, 2), algorithm, tolerance=1.0)
-        if ALGORITHMS[algorithm].optimal:
+        if algorithm_info(algorithm).optimal:
             assert found.goal_cell == (1, 2)
         else:
             assert found.goal_cell in {(1, 2), (5, 2), (3, 0), (3, 4)}
@@ -269,11 +273,11 @@ def test_a_free_but_unreachable_goal_with_tolerance_goes_to_the_nearest_reachabl
 
 
 def test_tolerance_in_metres_rounds_down_to_whole_cells_with_float_slack():
-    assert planner.tolerance_window_cells(0.15, 0.05) == 3
-    assert planner.tolerance_window_cells(0.149, 0.05) == 2
-    assert planner.tolerance_window_cells(0.0, 0.05) == 0
+    assert targets.tolerance_window_cells(0.15, 0.05) == 3
+    assert targets.tolerance_window_cells(0.149, 0.05) == 2
+    assert targets.tolerance_window_cells(0.0, 0.05) == 0
     with pytest.raises(ValueError):
-        planner.tolerance_window_cells(-0.1, 0.05)
+        targets.tolerance_window_cells(-0.1, 0.05)
 
 
 # --- the inflated band ------------------------------------------------------------------------
@@ -292,7 +296,7 @@ def test_a_start_in_the_inflated_band_may_leave_it():
         found = plan(grid, (1, 4), (8, 4), algorithm)
         rules = BruteForceRules(grid.map.grid2d(), radius_cells=2.0)
         assert_valid_path(rules, found.cells, (1, 4), (8, 4))
-        if ALGORITHMS[algorithm].optimal:
+        if algorithm_info(algorithm).optimal:
             assert found.length == 7
 
 
@@ -375,7 +379,7 @@ def test_cancel_is_seen_inside_a_running_kernel_between_chunks(algorithm):
     outcome = kernel_search(
         grid, algorithm, 0, goal, budget=Budget(cancel=CancelAfter(4)), chunk=50
     )
-    assert outcome.status == "limit" and outcome.limit is LimitKind.CANCELLED
+    assert outcome.status is SearchStatus.LIMIT_REACHED and outcome.limit is LimitKind.CANCELLED
     assert outcome.nodes_expanded == 150  # three chunks ran, the fourth check cancelled
 
 
@@ -383,7 +387,7 @@ def test_cancel_is_seen_inside_a_running_kernel_between_chunks(algorithm):
 def test_deadline_is_seen_inside_a_running_kernel(monkeypatch):
     grid = open_grid(200, 200)
     ticks = iter(range(10_000))
-    monkeypatch.setattr(kernels.time, "monotonic", lambda: float(next(ticks)))
+    monkeypatch.setattr(time, "monotonic", lambda: float(next(ticks)))
     budget = Budget(deadline=3.0)
     outcome = kernel_search(grid, "bfs", 0, grid.cell_count - 1, budget=budget, chunk=40)
     assert outcome.limit is LimitKind.DEADLINE
@@ -453,7 +457,7 @@ def test_many_queries_on_shared_buffers_match_fresh_buffers():
 def test_generation_counter_wraps_around_safely():
     grid = PlanningGrid(tutorial_map())
     expected = plan(grid, (0, 7), (9, 0), "bfs")
-    grid.buffers.base = kernels._MAX_BASE - 4
+    grid.buffers.base = kernels.MAX_BASE - 4
     for _ in range(6):
         found = plan(grid, (0, 7), (9, 0), "bfs")
         assert found.cells == expected.cells
@@ -474,16 +478,16 @@ def test_record_expanded_reports_the_expanded_cells():
 
 
 def test_numba_missing_falls_back_to_the_reference_with_one_warning(monkeypatch, caplog):
-    monkeypatch.setattr(planner, "NUMBA_AVAILABLE", False)
-    monkeypatch.setattr(kernels, "_fallback_warned", False)
+    monkeypatch.setattr(backend_module, "NUMBA_AVAILABLE", False)
+    monkeypatch.setattr(jit, "_warned", set())
     grid = PlanningGrid(tutorial_map())
-    with caplog.at_level(logging.WARNING, logger="grid_planner.grid.kernels"):
+    with caplog.at_level(logging.WARNING, logger="grid_planner.jit"):
         first = plan(grid, (0, 7), (9, 0))
         second = plan(grid, (0, 7), (9, 0), "bfs")
     assert first.backend == second.backend == "reference"
     assert first.length == second.length == 16
     assert sum("numba is not importable" in r.message for r in caplog.records) == 1
-    with pytest.raises(RuntimeError, match="numba"):
+    with pytest.raises(BackendError, match="numba"):
         plan(grid, (0, 7), (9, 0), backend="numba")
 
 

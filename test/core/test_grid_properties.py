@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grid_planner.grid import (
-    ALGORITHMS,
     GoalOccupied,
     NoValidPathFound,
     StartOccupied,
+    algorithm_info,
     plan,
     search_grid,
 )
@@ -47,7 +47,7 @@ def test_every_search_matches_the_reference_bfs_without_any_pre_check(case):
         assert result.solved, (algorithm, backend)
         cells = [(int(i) % rules.width, int(i) // rules.width) for i in path]
         assert_valid_path(rules, cells, start, goal)
-        if ALGORITHMS[algorithm].optimal:
+        if algorithm_info(algorithm).optimal:
             assert len(cells) - 1 == distances[goal], (algorithm, backend)
             assert result.optimal
 

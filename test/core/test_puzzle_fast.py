@@ -34,8 +34,8 @@ from grid_planner.puzzle import (
     solve,
     warm_up,
 )
-from grid_planner.puzzle import fast_search as fast_search_module
-from grid_planner.puzzle.database_store import CACHE_ENV
+from grid_planner.puzzle import compiled_idastar as compiled_module
+from grid_planner.puzzle.tables.store import CACHE_ENV
 from grid_planner.search import Budget, LimitKind, SearchStatus, idastar
 
 pytestmark = pytest.mark.skipif(not NUMBA_AVAILABLE, reason="the compiled IDA* needs numba")
@@ -130,7 +130,7 @@ def test_pdb_incremental_lookups_give_the_reference_search(korf, pdb_15):
 def test_resumed_chunks_and_grown_stacks_change_nothing(monkeypatch, korf, pdb_15):
     board = bytes(to_blank_last(korf[9][0]))
     whole = fast_idastar(board, pdb_15)
-    monkeypatch.setattr(fast_search_module, "_STACK_MARGIN", 1)  # the stack grows every pass
+    monkeypatch.setattr(compiled_module, "_STACK_MARGIN", 1)  # the stack grows every pass
     pieces = fast_idastar(board, pdb_15, chunk=7)  # and the kernel pauses every 7 expansions
     same_search(pieces, whole)
     eight = sample_boards(EIGHT_GOAL, 5, seed=2, depths={30, 31})
@@ -244,7 +244,7 @@ def test_start_at_the_goal_is_solved_without_expanding(pdb_15):
 
 def test_warm_up_compiles_the_kernel_and_reports_seconds():
     assert warm_up() >= 0.0
-    assert fast_search_module.idastar_kernel.signatures
+    assert compiled_module.idastar_kernel.signatures
 
 
 # --- without numba ----------------------------------------------------------------------------
@@ -255,7 +255,8 @@ _NO_NUMBA = textwrap.dedent(
     sys.modules["numba"] = None  # as if numba were not installed
     logging.basicConfig(level=logging.WARNING)
     from grid_planner.puzzle import NUMBA_AVAILABLE, solve
-    from grid_planner.puzzle.pattern_databases import additive_database, database_heuristic
+    from grid_planner.puzzle.resolve import database_heuristic
+    from grid_planner.puzzle.tables import additive_database
     from grid_planner.puzzle import PuzzleProblem
     from grid_planner.search import idastar
     assert not NUMBA_AVAILABLE

@@ -16,7 +16,8 @@ from grid_planner.puzzle import (
     manhattan,
     misplaced,
 )
-from grid_planner.puzzle.heuristics import heuristic_function, longest_increasing_run, tables_for
+from grid_planner.puzzle.heuristics import longest_increasing_run, tables_for
+from grid_planner.puzzle.resolve import heuristic_function
 
 HARD_EIGHT = (7, 8, 0, 6, 5, 4, 1, 2, 3)
 

@@ -35,18 +35,12 @@ from grid_planner.puzzle import (
     resolve_heuristic,
     solve,
 )
-from grid_planner.puzzle.database_store import CACHE_ENV, cache_dir, read_database
-from grid_planner.puzzle.heuristics import heuristic_function, tables_for
-from grid_planner.puzzle.pattern_databases import (
-    build_count,
-    build_group_table,
-    canonical_goal,
-    database_heuristic,
-    default_partition,
-    load_or_build_database,
-    permutation_rank,
-    permutation_ranks,
-)
+from grid_planner.puzzle.board import canonical_goal, permutation_rank, permutation_ranks
+from grid_planner.puzzle.heuristics import tables_for
+from grid_planner.puzzle.resolve import database_heuristic, heuristic_function
+from grid_planner.puzzle.tables import build_count, default_partition, load_or_build_database
+from grid_planner.puzzle.tables.group_bfs import build_group_table
+from grid_planner.puzzle.tables.store import CACHE_ENV, cache_dir, read_database
 
 FOUR_FOUR = ((1, 2, 3, 4), (5, 6, 7, 8))  # tiles of EIGHT_GOAL
 FOUR_FOUR_CELLS = ((0, 1, 2, 3), (4, 5, 6, 7))
@@ -255,7 +249,7 @@ def test_an_unwritable_cache_folder_costs_only_the_store(tmp_path, monkeypatch, 
 _RACER = textwrap.dedent(
     """
     import hashlib, pathlib, sys, time
-    from grid_planner.puzzle.pattern_databases import load_or_build_database
+    from grid_planner.puzzle.tables import load_or_build_database
     go, folder, name = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), sys.argv[3]
     (go.parent / name).touch()
     while not go.exists():

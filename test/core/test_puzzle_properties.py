@@ -16,7 +16,7 @@ from grid_planner.puzzle import (
     replay,
     solve,
 )
-from grid_planner.puzzle.heuristics import heuristic_function
+from grid_planner.puzzle.resolve import heuristic_function
 from grid_planner.search import Budget
 
 FAST = settings(max_examples=60, deadline=None,

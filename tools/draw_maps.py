@@ -1,9 +1,9 @@
 """Draw the maps that the project ships (`config/maps/`): the tutorial grid and the demo map.
 
-    python -m grid_planner.grid.draw_maps [--out config/maps]
+    .venv/bin/python tools/draw_maps.py [--out config/maps]
 
 The files are generated, never edited by hand; a test checks that the shipped files still match
-what this module draws.
+what this script draws (the tests and the benchmarks import it from tools/).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .map_io import save_map
-from .occupancy import OCCUPIED, UNKNOWN, OccupancyMap
+from grid_planner.grid.map_io import save_map
+from grid_planner.grid.occupancy import OCCUPIED, UNKNOWN, OccupancyMap
 
 # The classic 8 x 10 exercise grid, printed with its top row first (1 = blocked). From the
 # top-left corner (cell (0, 7)) to the bottom-right corner (cell (9, 0)) the shortest 4-connected
@@ -90,8 +90,8 @@ SHIPPED_MAPS = {"tutorial_grid": tutorial_grid, "demo_map": demo_map}
 
 
 def default_output_dir() -> Path:
-    """`config/maps` of the source checkout this module lives in."""
-    return Path(__file__).resolve().parents[2] / "config" / "maps"
+    """`config/maps` of the checkout this script lives in."""
+    return Path(__file__).resolve().parents[1] / "config" / "maps"
 
 
 def write_maps(out_dir: Path) -> list[Path]:

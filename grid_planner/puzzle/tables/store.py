@@ -15,7 +15,8 @@ format, a table for another goal) is reported as `UnusableFileError` and the cal
 `load_or_build` serialises builders across processes with a lock file next to the database
 (filelock): the first process builds and writes atomically (temporary file + `os.replace`), a
 second one waits for the lock and then loads what the first wrote. Within one process the
-callers serialise on their own lock (see `pattern_databases`).
+callers serialise on their own lock (see `pdb`). `build_count` says how many tables this
+process built, so a caller (and the tests) can tell a cache hit from a build.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import hashlib
 import json
 import logging
 import os
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -39,6 +41,19 @@ CACHE_ENV = "GRID_PLANNER_CACHE_DIR"
 LOCK_WAIT_S = 600.0
 _LENGTH_BYTES = 4
 _DIGEST_BYTES = 32
+
+
+_builds: Counter[str] = Counter()
+
+
+def count_build(kind: str) -> None:
+    """Record that this process built one table of `kind` ('table' or 'pdb')."""
+    _builds[kind] += 1
+
+
+def build_count(kind: str | None = None) -> int:
+    """How many tables this process has built ('table', 'pdb', or None for both)."""
+    return sum(_builds.values()) if kind is None else _builds[kind]
 
 
 class UnusableFileError(ValueError):

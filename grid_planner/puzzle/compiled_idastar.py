@@ -12,15 +12,15 @@ the same heuristic it returns the same solution, `nodes_expanded`, `nodes_genera
   moving one group's index by `(to - from) * weight` (only the moved tile's group changes);
   the exact table (3x3) looks up the child's permutation rank;
 - all search state lives in arrays, so the kernel is resumable: each call expands at most up
-  to `stop_at` nodes and returns PAUSED; the driver checks the deadline and the cancel event
-  between calls (every CHUNK_EXPANSIONS expansions, a few milliseconds) and caps the last
-  chunk at `max_nodes`, so LIMIT_REACHED comes back with the same LimitKind and, for
+  to `stop_at` nodes and returns PAUSED; `grid_planner.jit.driver` checks the deadline and the
+  cancel event between calls (every CHUNK_EXPANSIONS expansions, a few milliseconds) and caps
+  the last chunk at `max_nodes`, so LIMIT_REACHED comes back with the same LimitKind and, for
   max_nodes, the same counts as the reference. The kernel releases the GIL (`nogil`), so a
   ROS callback can set the cancel event while it runs.
 
-Boards are searched in the canonical labels of `pattern_databases` (tiles renamed so the goal
-is the canonical one for its blank cell); renaming keeps every move, so the moves found are
-the moves of the original board.
+Boards are searched in canonical labels (`board.relabelling`: tiles renamed so the goal is the
+canonical one for its blank cell); renaming keeps every move, so the moves found are the moves
+of the original board.
 """
 
 from __future__ import annotations
@@ -31,20 +31,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from grid_planner.jit import NUMBA_AVAILABLE, driver, njit
+
 from ..search.result import Budget, SearchResult, SearchStatus
-from ._jit import NUMBA_AVAILABLE, njit
-from .board import MOVES, InvalidRequestError
-from .pattern_databases import ResolvedHeuristic, move_targets, resolve_heuristic
+from .board import MOVES, InvalidRequestError, manhattan_table, move_targets, rank_tiles
+from .resolve import ResolvedHeuristic, database_heuristic, resolve_heuristic
+from .tables import build_database, exact_table
 
 # The heuristics the kernel evaluates itself.
 FAST_HEURISTIC_KINDS = ("manhattan", "table", "pdb")
 MODE_MANHATTAN, MODE_TABLE, MODE_PDB = 0, 1, 2
 _MODES = {"manhattan": MODE_MANHATTAN, "table": MODE_TABLE, "pdb": MODE_PDB}
-
-STATUS_SOLVED = 0
-STATUS_EXHAUSTED = 1
-STATUS_PAUSED = 2
-STATUS_GROW = 3
 
 # Expansions per kernel call between two budget checks (a few milliseconds).
 CHUNK_EXPANSIONS = 1 << 16
@@ -53,36 +50,19 @@ _INFINITE = 1 << 40
 # Spare stack depth beyond the bound; a pass whose bound outgrows the stack gets a new one.
 _STACK_MARGIN = 16
 
-# Layout of the int64 `state` array that the kernel reads and updates.
-_DEPTH = 0  # depth of the node on top of the stack; -1 before a pass starts
-_BOUND = 1
-_NEXT_BOUND = 2
-_EXPANDED = 3
-_GENERATED = 4
-_MAX_FRONTIER = 5
-_PENDING = 6  # 1: a generated child (or a pass's start) waits to be expanded
-_PENDING_DIRECTION = 7
-_PENDING_H = 8
-_START_BLANK = 9
-_START_H = 10
-_FOUND_DIRECTION = 11
-_STATE_SIZE = 12
+# The kernel's own slots of the driver's state array (FOUND holds the last move's direction).
+_FIRST = driver.FIRST_FAMILY_SLOT
+_DEPTH = _FIRST  # depth of the node on top of the stack; -1 before a pass starts
+_BOUND = _FIRST + 1
+_NEXT_BOUND = _FIRST + 2
+_PENDING = _FIRST + 3  # 1: a generated child (or a pass's start) waits to be expanded
+_PENDING_DIRECTION = _FIRST + 4
+_PENDING_H = _FIRST + 5
+_START_BLANK = _FIRST + 6
+_START_H = _FIRST + 7
+_STATE_SIZE = _FIRST + 8
 
 _DIRECTION = {move: index for index, move in enumerate(MOVES)}  # Up 0, Down 1, Left 2, Right 3
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _rank(tiles):  # pragma: no cover - compiled
-    count = tiles.shape[0]
-    rank = 0
-    for i in range(count):
-        value = tiles[i]
-        smaller = 0
-        for j in range(i + 1, count):
-            if tiles[j] < value:
-                smaller += 1
-        rank = rank * (count - i) + smaller
-    return rank
 
 
 @njit(cache=True, nogil=True)
@@ -116,20 +96,20 @@ def idastar_kernel(
     depth = state[_DEPTH]
     bound = state[_BOUND]
     next_bound = state[_NEXT_BOUND]
-    expanded = state[_EXPANDED]
-    generated = state[_GENERATED]
-    max_frontier = state[_MAX_FRONTIER]
+    expanded = state[driver.EXPANDED]
+    generated = state[driver.GENERATED]
+    max_frontier = state[driver.MAX_FRONTIER]
     pending = state[_PENDING]
     pending_direction = state[_PENDING_DIRECTION]
     pending_h = state[_PENDING_H]
-    status = STATUS_PAUSED
+    status = driver.PAUSED
     while True:
         if pending:
             if depth < 0 and bound + 2 > capacity:
-                status = STATUS_GROW
+                status = driver.GROW
                 break
             if expanded >= stop_at:
-                status = STATUS_PAUSED
+                status = driver.PAUSED
                 break
             expanded += 1
             pending = 0
@@ -158,7 +138,7 @@ def idastar_kernel(
         if k == 4:
             if depth == 0:
                 if next_bound >= _INFINITE:
-                    status = STATUS_EXHAUSTED
+                    status = driver.EXHAUSTED
                     break
                 bound = next_bound
                 next_bound = _INFINITE
@@ -188,7 +168,7 @@ def idastar_kernel(
         tile = tiles[source]
         h = node_h[depth]
         if mode == MODE_MANHATTAN:
-            h += manhattan[tile * count + blank] - manhattan[tile * count + source]
+            h += manhattan[blank * count + tile] - manhattan[source * count + tile]
         elif mode == MODE_PDB:
             group = tile_group[tile]
             base = group_offset[group]
@@ -200,7 +180,7 @@ def idastar_kernel(
         else:
             tiles[blank] = tile
             tiles[source] = 0
-            h = np.int64(exact[_rank(tiles)])
+            h = np.int64(exact[rank_tiles(tiles)])
             tiles[source] = tile
             tiles[blank] = 0
         f = depth + 1 + h
@@ -220,8 +200,8 @@ def idastar_kernel(
                     at_goal = False
                     break
             if at_goal:
-                state[_FOUND_DIRECTION] = direction
-                status = STATUS_SOLVED
+                state[driver.FOUND] = direction
+                status = driver.SOLVED
                 break
         pending = 1
         pending_direction = direction
@@ -229,9 +209,7 @@ def idastar_kernel(
     state[_DEPTH] = depth
     state[_BOUND] = bound
     state[_NEXT_BOUND] = next_bound
-    state[_EXPANDED] = expanded
-    state[_GENERATED] = generated
-    state[_MAX_FRONTIER] = max_frontier
+    driver.save_counters(state, expanded, generated, max_frontier)
     state[_PENDING] = pending
     state[_PENDING_DIRECTION] = pending_direction
     state[_PENDING_H] = pending_h
@@ -240,20 +218,6 @@ def idastar_kernel(
 
 _EMPTY_U8 = np.zeros(1, dtype=np.uint8)
 _EMPTY_I64 = np.zeros(1, dtype=np.int64)
-
-
-def _manhattan_table(goal: bytes) -> np.ndarray:
-    """Flat int64 `table[tile * cells + cell]`: the tile's distance from `cell` to its goal."""
-    count = len(goal)
-    side = round(count**0.5)
-    table = np.zeros(count * count, dtype=np.int64)
-    for home, tile in enumerate(goal):
-        if tile:
-            for cell in range(count):
-                table[tile * count + cell] = abs(cell // side - home // side) + abs(
-                    cell % side - home % side
-                )
-    return table
 
 
 class _Tables:
@@ -269,7 +233,7 @@ class _Tables:
         self.tile_group = self.tile_weight = self.group_offset = _EMPTY_I64
         self.pattern = _EMPTY_U8
         if heuristic.kind == "manhattan":
-            self.manhattan = _manhattan_table(canonical)
+            self.manhattan = manhattan_table(canonical)
         elif heuristic.kind == "table":
             self.exact = heuristic.table.distances
         else:
@@ -296,18 +260,49 @@ def _tables_for(heuristic: ResolvedHeuristic) -> _Tables:
 
 def _path_boards(start: bytes, side: int, directions: Sequence[int]) -> tuple[list, list]:
     """The boards and move names along `directions` from `start`."""
-    offsets = (-side, side, -1, 1)
+    targets = move_targets(side)
     board = bytearray(start)
     blank = board.index(0)
     states = [bytes(board)]
     actions = []
     for direction in directions:
-        target = blank + offsets[direction]
+        target = int(targets[blank * 4 + direction])
         board[blank], board[target] = board[target], 0
         blank = target
         states.append(bytes(board))
         actions.append(MOVES[direction])
     return states, actions
+
+
+class _IdaStar(driver.Kernel):
+    """The IDA* kernel on one board: the board, the four node stacks and the state."""
+
+    def __init__(
+        self, tiles: np.ndarray, tables: _Tables, order: np.ndarray, group_index: np.ndarray,
+        state: np.ndarray,
+    ) -> None:
+        self.tiles = tiles
+        self.tables = tables
+        self.order = order
+        self.group_index = group_index
+        self.state = state
+        self.stacks: list[np.ndarray] = []
+        self.grow()
+
+    def step(self, allowed: int) -> int:
+        """One call of the IDA* kernel."""
+        tables = self.tables
+        return idastar_kernel(
+            self.tiles, tables.goal, tables.targets, self.order, tables.mode, tables.manhattan,
+            tables.exact, tables.tile_group, tables.tile_weight, tables.group_offset,
+            self.group_index, tables.pattern, *self.stacks, self.state,
+            int(self.state[driver.EXPANDED]) + allowed,
+        )
+
+    def grow(self) -> None:
+        """Stacks deep enough for the current bound (GROW comes only between passes)."""
+        capacity = int(self.state[_BOUND]) + 2 + _STACK_MARGIN
+        self.stacks = [np.zeros(capacity, dtype=np.int64) for _ in range(4)]
 
 
 def fast_idastar(
@@ -331,67 +326,34 @@ def fast_idastar(
         raise InvalidRequestError(f"move order must be a permutation of {MOVES}, got {move_order}")
     began = time.perf_counter()
     start = bytes(start)
-    goal = heuristic.goal
+    if start == heuristic.goal:
+        return SearchResult.ended("idastar", SearchStatus.SOLVED, began, (0, 1, 1), [start])
     h_start = heuristic.evaluate(start)
-
-    def finish(status, states=(), actions=(), limit=None, counts=(0, 1, 1)):
-        expanded, generated, max_frontier = counts
-        return SearchResult(
-            "idastar", status, list(states), list(actions), float(len(actions)), expanded,
-            generated, max_frontier, time.perf_counter() - began,
-            status is SearchStatus.SOLVED, limit,
-        )
-
-    if start == goal:
-        return finish(SearchStatus.SOLVED, [start])
-    tables = _tables_for(heuristic)
     canonical = start.translate(heuristic.relabel)
-    tiles = np.frombuffer(canonical, dtype=np.uint8).astype(np.int64)
     group_index = _EMPTY_I64
     if heuristic.kind == "pdb":
         group_index = np.array(heuristic.database.group_indices(canonical), dtype=np.int64)
-    order = np.array([_DIRECTION[move] for move in move_order], dtype=np.int64)
-    state = np.zeros(_STATE_SIZE, dtype=np.int64)
+    state = driver.reset_state(np.empty(_STATE_SIZE, dtype=np.int64))
     state[_DEPTH] = -1
     state[_BOUND] = h_start
     state[_NEXT_BOUND] = _INFINITE
-    state[_GENERATED] = 1
-    state[_MAX_FRONTIER] = 1
     state[_PENDING] = 1
     state[_START_BLANK] = canonical.index(0)
     state[_START_H] = h_start
-    stacks = [np.zeros(h_start + 2 + _STACK_MARGIN, dtype=np.int64) for _ in range(4)]
-
-    limit = None
-    while True:
-        limit = None if budget is None else budget.exceeded(int(state[_EXPANDED]))
-        if limit is not None:
-            break
-        stop_at = int(state[_EXPANDED]) + chunk
-        if budget is not None and budget.max_nodes is not None:
-            stop_at = min(stop_at, budget.max_nodes)
-        status = idastar_kernel(
-            tiles, tables.goal, tables.targets, order, tables.mode, tables.manhattan,
-            tables.exact, tables.tile_group, tables.tile_weight, tables.group_offset,
-            group_index, tables.pattern, *stacks, state, stop_at,
-        )
-        if status == STATUS_GROW:  # only between passes, when the stack is empty
-            capacity = int(state[_BOUND]) + 2 + _STACK_MARGIN
-            stacks = [np.zeros(capacity, dtype=np.int64) for _ in range(4)]
-            continue
-        if status != STATUS_PAUSED:
-            break
-    counts = (int(state[_EXPANDED]), int(state[_GENERATED]), int(state[_MAX_FRONTIER]))
-    if limit is not None:
-        return finish(SearchStatus.LIMIT_REACHED, limit=limit, counts=counts)
-    if status == STATUS_EXHAUSTED:
-        return finish(SearchStatus.NO_SOLUTION, counts=counts)
-    depth = int(state[_DEPTH])
-    node_in = stacks[2]
-    directions = [int(node_in[d]) for d in range(1, depth + 1)]
-    directions.append(int(state[_FOUND_DIRECTION]))
+    search = _IdaStar(
+        np.frombuffer(canonical, dtype=np.uint8).astype(np.int64), _tables_for(heuristic),
+        np.array([_DIRECTION[move] for move in move_order], dtype=np.int64), group_index, state,
+    )
+    ended = driver.run(search, budget, chunk)
+    counts = (ended.nodes_expanded, ended.nodes_generated, ended.max_frontier)
+    if ended.status is not SearchStatus.SOLVED:
+        return SearchResult.ended("idastar", ended.status, began, counts, limit=ended.limit)
+    node_in = search.stacks[2]
+    directions = [int(node_in[d]) for d in range(1, int(state[_DEPTH]) + 1)]
+    directions.append(ended.found)
     states, actions = _path_boards(start, heuristic.side, directions)
-    return finish(SearchStatus.SOLVED, states, actions, counts=counts)
+    cost = float(len(actions))
+    return SearchResult.ended("idastar", ended.status, began, counts, states, actions, cost)
 
 
 def warm_up() -> float:
@@ -402,8 +364,6 @@ def warm_up() -> float:
     """
     if not NUMBA_AVAILABLE:
         return 0.0
-    from .pattern_databases import build_database, database_heuristic, exact_table
-
     began = time.perf_counter()
     goal = bytes((1, 2, 3, 0))
     start = bytes((0, 1, 3, 2))  # two moves from the goal
