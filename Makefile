@@ -44,8 +44,11 @@ $(VENV)/.stamp-package: $(VENV)/.stamp-interfaces $(PACKAGE_SOURCES)
 lint: setup
 	$(BIN)/ruff check .
 
+# The kernel tests run twice: compiled, then as plain Python (NUMBA_DISABLE_JIT=1), so the code
+# paths that machines without numba take through the kernels are covered too.
 test: lint
 	$(ROS_ENV) $(BIN)/python -m pytest test
+	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -m kernel test/core
 
 demo: setup
 	$(ROS_ENV) $(BIN)/python tools/demo.py

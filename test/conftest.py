@@ -35,8 +35,13 @@ _isolate_ros_session()
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the `ros` marker."""
+    """Register the `ros` and `kernel` markers."""
     config.addinivalue_line("markers", "ros: needs ROS 2 (rclpy, messages, DDS); lives in test/ros")
+    config.addinivalue_line(
+        "markers",
+        "kernel: runs the compiled kernels cheaply enough to run again as plain Python "
+        "(make test repeats them with NUMBA_DISABLE_JIT=1)",
+    )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

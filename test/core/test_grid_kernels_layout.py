@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from grid_fixtures import BACKENDS, assert_valid_path, build, needs_numba, random_grids
+from grid_fixtures import BACKENDS, assert_valid_path, build, kernel, needs_numba, random_grids
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,6 +24,8 @@ from grid_planner.grid.kernels import (
     to_padded,
 )
 from grid_planner.search import Budget, SearchStatus
+
+pytestmark = kernel
 
 KERNELS = ("astar", "bfs", "dfs", "dijkstra")
 

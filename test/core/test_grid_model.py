@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from grid_fixtures import build, random_grids
+from grid_fixtures import build, kernel, random_grids
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -236,6 +236,7 @@ def test_large_radius_on_a_real_sized_map_matches_a_disc_dilation():
 # --- components -------------------------------------------------------------------------------
 
 
+@kernel
 @given(random_grids(max_side=16))
 @settings(max_examples=100, deadline=None)
 def test_component_labels_agree_between_kernel_numpy_and_brute_force(case):

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import os
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -17,11 +21,14 @@ from grid_fixtures import (
     BruteForceRules,
     assert_valid_path,
     build,
+    kernel,
+    needs_compilation,
     needs_numba,
     tutorial_map,
 )
 from shared_data import shared_path
 
+import grid_planner
 from grid_planner import jit
 from grid_planner.grid import (
     MAX_SANE_PATH_POSES,
@@ -43,12 +50,13 @@ from grid_planner.grid import (
     plan_world,
     search_grid,
     targets,
-    warm_up,
 )
 from grid_planner.grid.kernels import SearchBuffers, run_search
 from grid_planner.jit import backend as backend_module
 from grid_planner.jit.backend import BackendError
 from grid_planner.search import Budget, LimitKind, SearchStatus
+
+pytestmark = kernel
 
 ALL = sorted(GRID_ALGORITHMS)
 
@@ -496,8 +504,40 @@ def test_algorithms_without_a_kernel_use_the_reference():
     assert found.backend == "reference" and found.length == 16
 
 
-def test_warm_up_compiles_every_kernel_quickly_once_cached():
-    assert warm_up() >= 0.0
+_WARM_UP = """
+import json
+from grid_planner.grid import OccupancyMap, PlanningGrid, plan, warm_up
+from grid_planner.grid.kernels import FAMILIES, trace_path
+from grid_planner.search import Budget
+from grid_planner.search.registry import GRID, domain_algorithms, lookup
+
+kernels = {name: family.kernel for name, family in FAMILIES.items()}
+kernels["trace_path"] = trace_path
+warm_up()
+after_warm_up = {name: len(kernel.signatures) for name, kernel in kernels.items()}
+grid = PlanningGrid(OccupancyMap.from_rows([[0] * 30] * 20), robot_radius=0.5)
+for name in domain_algorithms(GRID):
+    if lookup(name).kernel(GRID):
+        plan(grid, (0, 0), (29, 19), name, budget=Budget.from_timeout(60.0))
+        plan(grid, (0, 0), (29, 19), name, tolerance=2.0, record_expanded=True)
+after_plans = {name: len(kernel.signatures) for name, kernel in kernels.items()}
+print(json.dumps([after_warm_up, after_plans]))
+"""
+
+
+@needs_compilation
+def test_warm_up_compiles_every_kernel_that_real_plans_use():
+    # A fresh process, so nothing compiled by other tests hides a kernel warm_up missed.
+    package_root = str(Path(grid_planner.__file__).resolve().parent.parent)
+    environment = dict(os.environ, PYTHONPATH=package_root)
+    run = subprocess.run(
+        [sys.executable, "-c", _WARM_UP], capture_output=True, text=True, timeout=300,
+        check=False, env=environment,
+    )
+    assert run.returncode == 0, run.stderr
+    after_warm_up, after_plans = json.loads(run.stdout)
+    assert all(count >= 1 for count in after_warm_up.values()), after_warm_up
+    assert after_plans == after_warm_up  # real plans needed no new compilation
 
 
 def test_search_grid_reports_exhaustion_when_called_without_the_reachability_check():

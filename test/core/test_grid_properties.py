@@ -8,7 +8,7 @@ rule from the SPEC text and its BFS gives the true shortest lengths.
 from __future__ import annotations
 
 import numpy as np
-from grid_fixtures import BACKENDS, assert_valid_path, build, needs_numba, random_grids
+from grid_fixtures import BACKENDS, assert_valid_path, build, kernel, needs_numba, random_grids
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +21,8 @@ from grid_planner.grid import (
     search_grid,
 )
 from grid_planner.search import SearchStatus
+
+pytestmark = kernel
 
 SEARCHES = [(a, b) for a in ("astar", "bfs", "dfs", "dijkstra") for b in BACKENDS]
 SEARCHES.append(("bidirectional_bfs", "reference"))

@@ -14,6 +14,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from grid_fixtures import kernel, needs_compilation
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from puzzle_tables import EIGHT_GOAL, eight_puzzle_table, random_walk, sample_boards
@@ -90,6 +91,7 @@ def same_search(fast, reference) -> None:
 # --- the same search as the reference --------------------------------------------------------
 
 
+@kernel
 def test_manhattan_reproduces_korfs_node_count_with_his_move_order(korf):
     board, length = korf[79]
     heuristic = resolve_heuristic("manhattan", bytes(KORF_GOAL))
@@ -100,6 +102,7 @@ def test_manhattan_reproduces_korfs_node_count_with_his_move_order(korf):
     same_search(result, reference)
 
 
+@kernel
 @pytest.mark.parametrize("name", ["manhattan", "table"])
 def test_same_search_as_the_reference_on_random_8_puzzles(name):
     goal = bytes(EIGHT_GOAL)
@@ -109,6 +112,7 @@ def test_same_search_as_the_reference_on_random_8_puzzles(name):
         same_search(fast, idastar(PuzzleProblem(board, EIGHT_GOAL, name)))
 
 
+@kernel
 def test_same_search_as_the_reference_on_15_puzzles_and_any_goal():
     rng = random.Random(8)
     for _ in range(6):
@@ -143,6 +147,7 @@ def test_resumed_chunks_and_grown_stacks_change_nothing(monkeypatch, korf, pdb_1
 eight_boards = st.permutations(list(range(9))).map(tuple)
 
 
+@kernel
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(board=eight_boards, name=st.sampled_from(["table", "pdb"]))
 def test_table_heuristics_find_the_true_length_on_any_8_puzzle(board, name):
@@ -211,6 +216,7 @@ def test_node_budget_stops_a_hard_instance_deterministically(korf, pdb_15):
     assert (nothing.status, nothing.nodes_expanded) == (PuzzleStatus.LIMIT_REACHED, 0)
 
 
+@kernel
 def test_cancel_from_another_thread_stops_the_compiled_search():
     board = random_walk(tuple((*range(1, 25), 0)), 400, random.Random(3))  # hopeless for IDA*
     cancel = threading.Event()
@@ -227,6 +233,7 @@ def test_cancel_from_another_thread_stops_the_compiled_search():
     assert outcome.planning_time < 5.0  # generous: one chunk is milliseconds
 
 
+@kernel
 def test_deadline_stops_the_compiled_search():
     board = random_walk(tuple((*range(1, 25), 0)), 400, random.Random(4))
     result = fast_idastar(bytes(board), resolve_heuristic("manhattan", bytes((*range(1, 25), 0))),
@@ -242,6 +249,7 @@ def test_start_at_the_goal_is_solved_without_expanding(pdb_15):
     assert (result.nodes_expanded, result.nodes_generated, result.max_frontier) == (0, 1, 1)
 
 
+@needs_compilation
 def test_warm_up_compiles_the_kernel_and_reports_seconds():
     assert warm_up() >= 0.0
     assert compiled_module.idastar_kernel.signatures

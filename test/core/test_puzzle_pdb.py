@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from grid_fixtures import kernel
 from puzzle_tables import EIGHT_GOAL, distance_table, eight_puzzle_table, random_walk, sample_boards
 
 import grid_planner
@@ -35,7 +36,12 @@ from grid_planner.puzzle import (
     resolve_heuristic,
     solve,
 )
-from grid_planner.puzzle.board import canonical_goal, permutation_rank, permutation_ranks
+from grid_planner.puzzle.board import (
+    canonical_goal,
+    permutation_rank,
+    permutation_ranks,
+    rank_tiles,
+)
 from grid_planner.puzzle.heuristics import tables_for
 from grid_planner.puzzle.resolve import database_heuristic, heuristic_function
 from grid_planner.puzzle.tables import build_count, default_partition, load_or_build_database
@@ -95,6 +101,8 @@ def test_permutation_rank_is_the_lexicographic_rank():
         assert permutation_rank(order) == rank
     boards = np.array(list(itertools.permutations(range(4))), dtype=np.int8)
     assert permutation_ranks(boards).tolist() == list(range(24))
+    # The compiled form (the exact table's lookup inside the IDA* kernel) agrees.
+    assert [rank_tiles(np.array(order, dtype=np.int64)) for order in boards] == list(range(24))
 
 
 # --- additive pattern databases ---------------------------------------------------------------
@@ -114,6 +122,7 @@ def test_additive_4_4_database_is_admissible_and_at_least_manhattan_on_every_3x3
     assert sum(values.values()) > sum(map(manhattan, table))
 
 
+@kernel
 @pytest.mark.parametrize(
     ("side", "cells", "blank"),
     [(3, (0, 1, 2, 3), 8), (3, (1, 2, 3, 4, 5), 0), (3, (4, 7), 8), (4, (1, 4, 5, 8), 0),
@@ -319,11 +328,13 @@ def test_prepare_builds_once_and_reports_seconds(cache):
     goal = (2, 1, 0, 3, 4, 5, 6, 7, 8)
     first = prepare("table", 3, goal)
     builds = build_count()
+    assert builds >= 1 and first >= 0.0
     again = prepare("table", 3, goal)
-    assert first >= 0.0 and 0.0 <= again < 0.05
-    assert build_count() == builds
-    assert prepare("manhattan", 4) < 0.05
-    assert prepare("pdb", 5) < 0.05  # linear_conflict: nothing to build
+    assert again >= 0.0 and build_count() == builds  # the second call found the table ready
+    assert prepare("manhattan", 4) >= 0.0
+    assert prepare("pdb", 5) >= 0.0
+    assert build_count() == builds  # classic heuristics, and pdb on 5x5, build nothing
+    assert resolve_heuristic("pdb", bytes((*range(1, 25), 0))).kind == "linear_conflict"
     with pytest.raises(InvalidRequestError, match="unknown heuristic"):
         prepare("euclid", 3)
     with pytest.raises(InvalidRequestError, match="side"):

@@ -147,8 +147,33 @@ def test_latched_map_reaches_a_subscriber_that_starts_after_publication(tmp_path
 
 def test_planner_node_receives_the_map_with_the_spec_qos(tmp_path: Path) -> None:
     args = ["--ros-args", "-p", f"yaml_filename:={TUTORIAL_MAP}"]
-    with running("map_publisher", args, tmp_path), running("planner_node", [], tmp_path) as planner:
+    with (
+        running("map_publisher", args, tmp_path),
+        running("planner_node", [], tmp_path) as planner,
+        ros_client() as client,
+    ):
         planner.wait_for_output("map received in frame")
+        # The graph reports each endpoint's QoS as it was created: both ends use MAP_QOS.
+        ends = {}
+
+        def both_ends_seen() -> bool:
+            node = client.node
+            ends["subscription"] = [
+                info for info in node.get_subscriptions_info_by_topic("/map")
+                if info.node_name == "grid_planner"
+            ]
+            ends["publisher"] = [
+                info for info in node.get_publishers_info_by_topic("/map")
+                if info.node_name == "map_publisher"
+            ]
+            return all(ends.values())
+
+        wait_until(both_ends_seen, what="grid_planner's /map subscription and the publisher")
+        for role, infos in ends.items():
+            assert len(infos) == 1, (role, infos)
+            qos = infos[0].qos_profile
+            assert qos.reliability == MAP_QOS.reliability, role
+            assert qos.durability == MAP_QOS.durability, role
 
 
 def test_bringup_flags_set_namespace_sim_time_and_map_publisher(tmp_path: Path) -> None:
