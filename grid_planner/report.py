@@ -13,15 +13,17 @@ from dataclasses import asdict, dataclass
 from grid_planner.search.result import LimitKind, SearchResult
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class RunReport:
     """How one run ended and what it cost.
 
-    `status` is the answer's code name (SOLVED, LIMIT_REACHED, NO_VALID_PATH, UNSOLVABLE, ...);
-    `heuristic` is empty for uninformed algorithms, `backend` ("numba" or "reference") empty when
-    no search ran. `length` counts steps or moves, `cost` is in the domain's unit (metres on a
-    grid, moves for a puzzle). `planning_time` is the search alone, in seconds. `limit` says
-    which budget ended a search that stopped early.
+    A plain record (not frozen: a frozen dataclass costs microseconds to build, and the
+    benchmarks build one per timed query). `status` is the answer's code name (SOLVED,
+    LIMIT_REACHED, NO_VALID_PATH, UNSOLVABLE, ...); `heuristic` is empty for uninformed
+    algorithms, `backend` ("numba" or "reference") empty when no search ran. `length` counts
+    steps or moves, `cost` is in the domain's unit (metres on a grid, moves for a puzzle).
+    `planning_time` is the search alone, in seconds. `limit` says which budget ended a search
+    that stopped early.
     """
 
     status: str

@@ -74,7 +74,7 @@ class Kernel:
         return None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class KernelRun:
     """How a chunked search ended and what it counted."""
 
