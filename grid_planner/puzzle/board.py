@@ -18,6 +18,7 @@ import operator
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -203,15 +204,21 @@ def move_targets(side: int) -> np.ndarray:
     return targets
 
 
+@lru_cache(maxsize=16)
+def _targets(side: int) -> tuple[int, ...]:
+    """`move_targets` as a tuple, kept: Python code reads it one move at a time."""
+    return tuple(move_targets(side).tolist())
+
+
 def neighbour_table(side: int, order: Sequence[str] = MOVES) -> list[list[tuple[int, str]]]:
     """For each blank position, the `(position the blank moves to, move)` pairs, in `order`."""
     if sorted(order) != sorted(MOVES):
         raise InvalidRequestError(f"move order must be a permutation of {MOVES}, got {order}")
-    targets = move_targets(side).reshape(side * side, 4).tolist()
+    targets = _targets(side)
     directions = [MOVES.index(move) for move in order]
     return [
-        [(cell_targets[d], MOVES[d]) for d in directions if cell_targets[d] >= 0]
-        for cell_targets in targets
+        [(targets[cell * 4 + d], MOVES[d]) for d in directions if targets[cell * 4 + d] >= 0]
+        for cell in range(side * side)
     ]
 
 
@@ -222,7 +229,7 @@ def apply_move(board: Sequence[int], move: str, side: int | None = None) -> tupl
         raise IllegalMoveError(f"unknown move {move!r}; moves are {', '.join(MOVES)}")
     tiles = list(board)
     blank = tiles.index(0)
-    target = int(move_targets(side)[blank * 4 + MOVES.index(move)])
+    target = _targets(side)[blank * 4 + MOVES.index(move)]
     if target < 0:
         row, column = divmod(blank, side)
         raise IllegalMoveError(f"move {move} would push the blank (row {row}, column {column})"

@@ -227,6 +227,7 @@ class _Tables:
         canonical = heuristic.goal.translate(heuristic.relabel)
         self.goal = np.frombuffer(canonical, dtype=np.uint8).astype(np.int64)
         self.targets = move_targets(heuristic.side)
+        self.target_list = self.targets.tolist()
         self.mode = _MODES[heuristic.kind]
         self.manhattan = _EMPTY_I64
         self.exact = _EMPTY_U8
@@ -258,15 +259,14 @@ def _tables_for(heuristic: ResolvedHeuristic) -> _Tables:
     return found[1]
 
 
-def _path_boards(start: bytes, side: int, directions: Sequence[int]) -> tuple[list, list]:
-    """The boards and move names along `directions` from `start`."""
-    targets = move_targets(side)
+def _path_boards(start: bytes, targets: list[int], directions: Sequence[int]) -> tuple[list, list]:
+    """The boards and move names along `directions` from `start` (`targets`: `move_targets`)."""
     board = bytearray(start)
     blank = board.index(0)
     states = [bytes(board)]
     actions = []
     for direction in directions:
-        target = int(targets[blank * 4 + direction])
+        target = targets[blank * 4 + direction]
         board[blank], board[target] = board[target], 0
         blank = target
         states.append(bytes(board))
@@ -351,7 +351,7 @@ def fast_idastar(
     node_in = search.stacks[2]
     directions = [int(node_in[d]) for d in range(1, int(state[_DEPTH]) + 1)]
     directions.append(ended.found)
-    states, actions = _path_boards(start, heuristic.side, directions)
+    states, actions = _path_boards(start, search.tables.target_list, directions)
     cost = float(len(actions))
     return SearchResult.ended("idastar", ended.status, began, counts, states, actions, cost)
 

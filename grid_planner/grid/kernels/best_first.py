@@ -177,7 +177,7 @@ class BestFirst(GridKernel):
         if query.informed:
             start_y, start_x = divmod(start, query.row)
             heuristic = int(
-                np.min(np.abs(query.target_x - start_x) + np.abs(query.target_y - start_y))
+                (np.abs(query.target_x - start_x) + np.abs(query.target_y - start_y)).min()
             )
         buffers = query.buffers
         buffers.stamp[start] = query.base

@@ -86,7 +86,7 @@ def run_search(
     base = buffers.next_generation()
     targets = to_padded(np.asarray(targets, dtype=np.int64), width)
     start = to_padded(int(start), width)
-    if np.any(targets == start):
+    if (targets == start).any():
         path = np.array([from_padded(start, width)], dtype=np.int64)
         return KernelOutcome(SearchStatus.SOLVED, path, 0, 1, 1, 0.0)
     target_y = targets // row
