@@ -3,7 +3,8 @@
 Each planner turns a scenario into a query in `prepare` (the per-map work: the project's
 PlanningGrid, the textbook's list of rows, scipy's sparse graph, ...; timed apart) and the query
 returns `(path length in steps, nodes expanded or None, seconds of the search alone or None)`;
-the last is the project's own `elapsed`, which leaves out its API's per-query work. Peers are
+for the project these come from its RunReport, whose `planning_time` leaves out the API's
+per-query work. Peers are
 optional: a planner whose module is not importable is skipped with a note.
 """
 
@@ -61,8 +62,8 @@ def _project(algorithm: str) -> Callable[[GridScenario], Query]:
         grid = PlanningGrid(occupancy)
 
         def query() -> Answer:
-            found = plan(grid, scenario.start, scenario.goal, algorithm)
-            return found.length, found.nodes_expanded, found.elapsed
+            report = plan(grid, scenario.start, scenario.goal, algorithm).report()
+            return report.length, report.nodes_expanded, report.planning_time
 
         return query
 

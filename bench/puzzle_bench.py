@@ -41,7 +41,7 @@ QUICK_KORF_COUNT = 3
 FULL_ALGORITHMS = ("astar", "idastar")
 QUICK_ALGORITHMS = ("idastar",)  # --quick checks each heuristic once
 WORKER_TIMEOUT_S = 1800.0
-# Where the project's solver caches its pattern databases (grid_planner.puzzle.database_store).
+# Where the project's solver caches its pattern databases (grid_planner.puzzle.tables.store).
 CACHE_ENV = "GRID_PLANNER_CACHE_DIR"
 
 

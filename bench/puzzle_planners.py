@@ -56,8 +56,8 @@ def project_heuristics() -> list[str]:
     except ImportError:
         return []
     names = getattr(solver, "HEURISTIC_NAMES", None)
-    if names is None:  # older solvers: the heuristics module's list
-        names = importlib.import_module("grid_planner.puzzle.heuristics").HEURISTICS
+    if names is None:  # the package's list of every heuristic name
+        names = importlib.import_module("grid_planner.puzzle").HEURISTICS
     return list(names)
 
 
@@ -92,8 +92,8 @@ def _project(algorithm: str, heuristic: str) -> Callable[[float | None], Solve]:
 
         def run(board: Board) -> tuple[int | None, int | None]:
             budget = Budget.from_timeout(budget_s) if budget_s else None
-            outcome = solve(board, None, algorithm, heuristic, budget=budget)
-            return (outcome.length if outcome.success else None), outcome.nodes_expanded
+            report = solve(board, None, algorithm, heuristic, budget=budget).report()
+            return (report.length if report.status == "SOLVED" else None), report.nodes_expanded
 
         return run
 

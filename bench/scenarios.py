@@ -10,13 +10,16 @@ from __future__ import annotations
 import json
 import os
 import random
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from grid_planner.grid.draw_maps import TUTORIAL_ROWS, TUTORIAL_SHORTEST_STEPS
 from measure import REPO_ROOT
+
+sys.path.insert(0, str(REPO_ROOT / "tools"))  # draw_maps: the project's own maps
+from draw_maps import TUTORIAL_ROWS, TUTORIAL_SHORTEST_STEPS
 
 Cell = tuple[int, int]
 
@@ -89,7 +92,7 @@ def load_scenario(path: str | Path) -> GridScenario:
 
 def _largest_component(free: np.ndarray) -> np.ndarray:
     """Flat indices of the largest 4-connected component of the 2-D bool mask `free`."""
-    from grid_planner.grid.kernels import label_components
+    from grid_planner.grid.planning_grid import label_components
 
     labels = label_components(free)
     largest = int(np.bincount(labels[labels >= 0]).argmax())

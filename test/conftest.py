@@ -1,9 +1,23 @@
-"""Test-session isolation for ROS: a unique DDS domain, localhost discovery, private log folder."""
+"""Shared by test/core (no ROS) and test/ros (DDS): ROS session isolation and the `ros` marker.
+
+This folder is on `sys.path` for both (pytest puts a conftest's folder there), so the helpers
+beside this file (`shared_data`, `ros_harness`, `grid_fixtures`, `puzzle_tables`) import the
+same way from either, and so does `draw_maps` from tools/. Every test under test/ros carries
+the marker `ros`: `pytest -m "not ros"` (or `pytest test/core`) runs what needs no ROS 2.
+"""
 
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
+from pathlib import Path
+
+import pytest
+
+ROS_TESTS = Path(__file__).resolve().parent / "ros"
+# tools/draw_maps.py draws the shipped maps; the tests import it to check them.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 
 
 def _isolate_ros_session() -> None:
@@ -18,3 +32,20 @@ def _isolate_ros_session() -> None:
 
 
 _isolate_ros_session()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the `ros` and `kernel` markers."""
+    config.addinivalue_line("markers", "ros: needs ROS 2 (rclpy, messages, DDS); lives in test/ros")
+    config.addinivalue_line(
+        "markers",
+        "kernel: runs the compiled kernels cheaply enough to run again as plain Python "
+        "(make test repeats them with NUMBA_DISABLE_JIT=1)",
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test collected from test/ros with `ros`."""
+    for item in items:
+        if ROS_TESTS in item.path.parents:
+            item.add_marker(pytest.mark.ros)

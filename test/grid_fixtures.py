@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 from collections import deque
 
 import numpy as np
@@ -15,11 +16,21 @@ import pytest
 from hypothesis import strategies as st
 
 from grid_planner.grid import NUMBA_AVAILABLE, OccupancyMap, PlanningGrid
+from grid_planner.search.registry import GRID, domain_algorithms
 
 # Without numba the compiled backend is absent: its tests skip and loops use the reference only.
 needs_numba = pytest.mark.skipif(not NUMBA_AVAILABLE, reason="numba is not installed")
+# With NUMBA_DISABLE_JIT=1 the kernels run as plain Python: tests of compilation itself skip.
+JIT_DISABLED = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
+needs_compilation = pytest.mark.skipif(
+    not NUMBA_AVAILABLE or JIT_DISABLED, reason="needs numba to compile (not NUMBA_DISABLE_JIT)"
+)
+# Tests of the compiled kernels that `make test` runs again with NUMBA_DISABLE_JIT=1.
+kernel = pytest.mark.kernel
 BACKENDS = ("numba", "reference") if NUMBA_AVAILABLE else ("reference",)
 BACKEND_PARAMS = (pytest.param("numba", marks=needs_numba), "reference")
+# The algorithms the registry offers on the grid, in their order.
+GRID_ALGORITHMS = domain_algorithms(GRID)
 
 TUTORIAL_TEXT = """\
 0 0 0 0 0 0 0 1 0 0

@@ -8,9 +8,13 @@ Typical use (the ROS node and the CLI do exactly this):
                        budget=Budget.from_timeout(5.0))
     found.cells, found.poses, found.length_m, found.nodes_expanded
 
-Failures raise a PlannerError subclass whose `error_code` is the ComputePath code.
+Failures raise a PlannerError subclass whose `error_code` is the ComputePath code. The
+algorithms are those the registry (`grid_planner.search.registry`) offers for the grid.
 """
 
+from grid_planner.jit import NUMBA_AVAILABLE
+
+from .dispatch import DEFAULT_ALGORITHM, GridSearch, algorithm_info, search_grid
 from .errors import (
     GoalOccupied,
     GoalOutsideMap,
@@ -24,7 +28,6 @@ from .errors import (
     StartOutsideMap,
     UnsupportedMapError,
 )
-from .kernels import NUMBA_AVAILABLE
 from .map_io import (
     MapMetadata,
     image_to_values,
@@ -35,36 +38,32 @@ from .map_io import (
 )
 from .occupancy import FREE, OCCUPIED, UNKNOWN, OccupancyMap
 from .planner import (
-    ALGORITHMS,
-    DEFAULT_ALGORITHM,
     MAX_SANE_PATH_POSES,
-    AlgorithmInfo,
     GridPlan,
-    algorithm_info,
-    choose_targets,
+    failure_report,
+    grid_heuristic,
     plan,
     plan_world,
-    search_grid,
-    tolerance_window_cells,
     warm_up,
 )
 from .planning_grid import DEFAULT_OCCUPIED_THRESHOLD, PlanningGrid
-from .problem import GridProblem
+from .problem import HEURISTIC, GridProblem
+from .targets import choose_targets, tolerance_window_cells
 
 __all__ = [
-    "ALGORITHMS",
     "DEFAULT_ALGORITHM",
     "DEFAULT_OCCUPIED_THRESHOLD",
     "FREE",
+    "HEURISTIC",
     "MAX_SANE_PATH_POSES",
     "NUMBA_AVAILABLE",
     "OCCUPIED",
     "UNKNOWN",
-    "AlgorithmInfo",
     "GoalOccupied",
     "GoalOutsideMap",
     "GridPlan",
     "GridProblem",
+    "GridSearch",
     "InvalidPlanner",
     "MapLoadError",
     "MapMetadata",
@@ -79,6 +78,8 @@ __all__ = [
     "UnsupportedMapError",
     "algorithm_info",
     "choose_targets",
+    "failure_report",
+    "grid_heuristic",
     "image_to_values",
     "load_image_map",
     "load_map",

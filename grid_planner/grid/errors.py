@@ -1,10 +1,10 @@
 """Exceptions of the grid core: map loading, unsupported maps, and planning failures.
 
-The planning failures mirror Nav2's planner exceptions (`nav2_core/planner_exceptions.hpp`):
-a planner raises one specific exception and the server maps it to an error code. Each class
-carries the `ComputePath` code (`error_code`, the numbers of Nav2's ComputePathToPose) so the
-node and the CLI need no table of their own, and the partial `SearchResult` (`result`, None when
-no search ran) so a failure can still report how many nodes it expanded.
+The planning failures mirror Nav2's planner exceptions: a planner raises one specific exception
+and the server maps it to an error code. Each class carries the `ComputePath` code
+(`error_code`, the numbers of Nav2's ComputePathToPose) so the node and the CLI need no table
+of their own, and the partial `SearchResult` (`result`, None when no search ran) with the
+`backend` that ran it, so a failure can still report how many nodes it expanded.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ class MapLoadError(ValueError):
 
 
 class UnsupportedMapError(ValueError):
-    """A valid map that the planner cannot use (a rotated origin, a non-positive resolution)."""
+    """A map the planner cannot use: no cells, a resolution <= 0, non-finite origin, bad data."""
 
 
 class PlannerError(Exception):
@@ -29,9 +29,12 @@ class PlannerError(Exception):
     error_code: ClassVar[int] = 200  # UNKNOWN
     code_name: ClassVar[str] = "UNKNOWN"
 
-    def __init__(self, message: str, result: SearchResult | None = None) -> None:
+    def __init__(
+        self, message: str, result: SearchResult | None = None, backend: str = ""
+    ) -> None:
         super().__init__(message)
         self.result = result
+        self.backend = backend
 
     @property
     def nodes_expanded(self) -> int:

@@ -1,7 +1,7 @@
 """Load and save maps in map_server format (a YAML file plus a PGM/PNG image), as Nav2 Jazzy.
 
-The rules below are those of `nav2_map_server/src/map_io.cpp` (`loadMapYaml`,
-`loadMapFromFile`), which reads images with GraphicsMagick at 16 bits per channel:
+The rules below are those by which Nav2's map_server loads a map (its YAML reader and its image
+loader, which reads images with GraphicsMagick at 16 bits per channel):
 
 - Every pixel's channels are averaged: red, green and blue, plus (in trinary mode only, when the
   image has an alpha channel) the alpha value (255 = opaque). `shade = mean / 65535` on the
@@ -9,8 +9,8 @@ The rules below are those of `nav2_map_server/src/map_io.cpp` (`loadMapYaml`,
   `shade = p / 255`).
 - `occ = shade` when `negate`, else `occ = 1 - shade`.
 - trinary (default): `occ >= occupied_thresh` -> 100, else `occ <= free_thresh` -> 0, else -1.
-  The comparisons are inclusive, as the project's contract (SPEC, shared/maps/README.md) fixes;
-  nav2_map_server's source compares strictly, which differs only when `occ` equals a threshold
+  The comparisons are inclusive, a rule of this project (its map tests pin it);
+  Nav2's map_server compares strictly, which differs only when `occ` equals a threshold
   exactly (never for 8-bit pixels and the usual 0.65 / 0.196). Pixel 205 gives
   occ = 0.19608 > free_thresh 0.196, so it is unknown.
 - scale: a pixel that is not fully opaque -> -1; then the trinary thresholds; in between,

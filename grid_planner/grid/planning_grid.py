@@ -1,6 +1,6 @@
 """The planning grid: what may be entered, computed once per map and parameter set.
 
-Definitions (SPEC, planner_node):
+Definitions (the parameters of planner_node and the CLI):
 
 - *obstacle*: a cell whose value is >= `occupied_threshold` (unknown cells are never obstacles).
 - *lethal*: an obstacle, or an unknown cell (-1) when `allow_unknown` is false.
@@ -36,13 +36,9 @@ import threading
 
 import numpy as np
 
-from .kernels import (
-    FREE_CLEARANCE,
-    LETHAL_CLEARANCE,
-    SearchBuffers,
-    label_components,
-    pad_clearance,
-)
+from grid_planner.jit import NUMBA_AVAILABLE, njit
+
+from .kernels import FREE_CLEARANCE, LETHAL_CLEARANCE, SearchBuffers, pad_clearance
 from .occupancy import OccupancyMap
 
 RADIUS_SLACK_CELLS2 = 1e-6
@@ -86,6 +82,97 @@ def obstacle_distance2(obstacles: np.ndarray, max_offset: int) -> np.ndarray:
         np.minimum(best[:, dx:], shifted[:, :-dx], out=best[:, dx:])
         np.minimum(best[:, :-dx], shifted[:, dx:], out=best[:, :-dx])
     return best
+
+
+# --- free components ------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def label_components_kernel(free, width, height):
+    """4-connected component labels of `free` (flat bool): -1 off the mask, else 0, 1, ...
+
+    Components are numbered in the order of their lowest cell index.
+    """
+    count = free.shape[0]
+    labels = np.full(count, -1, dtype=np.int32)
+    queue = np.empty(count, dtype=np.int64)
+    label = 0
+    for seed in range(count):
+        if not free[seed] or labels[seed] >= 0:
+            continue
+        labels[seed] = label
+        head = 0
+        tail = 1
+        queue[0] = seed
+        while head < tail:
+            cell = queue[head]
+            head += 1
+            cx = cell % width
+            cy = cell // width
+            if cx + 1 < width and free[cell + 1] and labels[cell + 1] < 0:
+                labels[cell + 1] = label
+                queue[tail] = cell + 1
+                tail += 1
+            if cy + 1 < height and free[cell + width] and labels[cell + width] < 0:
+                labels[cell + width] = label
+                queue[tail] = cell + width
+                tail += 1
+            if cx > 0 and free[cell - 1] and labels[cell - 1] < 0:
+                labels[cell - 1] = label
+                queue[tail] = cell - 1
+                tail += 1
+            if cy > 0 and free[cell - width] and labels[cell - width] < 0:
+                labels[cell - width] = label
+                queue[tail] = cell - width
+                tail += 1
+        label += 1
+    return labels
+
+
+def label_components(free: np.ndarray) -> np.ndarray:
+    """Labels of the 4-connected components of the 2-D bool mask `free` (flat int32, -1 off).
+
+    Components are numbered in the order of their lowest flat index; compiled when numba is
+    available, else a vectorised NumPy union-find that gives the same labels.
+    """
+    height, width = free.shape
+    flat = np.ascontiguousarray(free, dtype=np.bool_).reshape(-1)
+    if NUMBA_AVAILABLE:
+        return label_components_kernel(flat, width, height)
+    return label_components_numpy(free)
+
+
+def label_components_numpy(free: np.ndarray) -> np.ndarray:
+    """The NumPy-only version of `label_components` (hooking plus pointer jumping)."""
+    height, width = free.shape
+    count = height * width
+    free = np.asarray(free, dtype=np.bool_)
+    index = np.arange(count, dtype=np.int64).reshape(height, width)
+    horizontal = free[:, :-1] & free[:, 1:]
+    vertical = free[:-1, :] & free[1:, :]
+    u = np.concatenate((index[:, :-1][horizontal], index[:-1, :][vertical]))
+    v = np.concatenate((index[:, 1:][horizontal], index[1:, :][vertical]))
+    root = np.arange(count, dtype=np.int64)
+    while True:
+        ru, rv = root[u], root[v]
+        differ = ru != rv
+        if not differ.any():
+            break
+        np.minimum.at(root, np.maximum(ru, rv)[differ], np.minimum(ru, rv)[differ])
+        while True:
+            jumped = root[root]
+            if np.array_equal(jumped, root):
+                break
+            root = jumped
+    labels = np.full(count, -1, dtype=np.int32)
+    members = np.flatnonzero(free.reshape(-1))
+    if members.size:
+        _, inverse = np.unique(root[members], return_inverse=True)
+        labels[members] = inverse.reshape(-1).astype(np.int32)
+    return labels
+
+
+# --- the planning grid ------------------------------------------------------------------------
 
 
 class PlanningGrid:
@@ -207,10 +294,6 @@ class PlanningGrid:
     def cell_to_world(self, x: int, y: int) -> tuple[float, float]:
         """The world centre of cell (x, y)."""
         return self.map.cell_to_world(x, y)
-
-    def is_lethal(self, x: int, y: int) -> bool:
-        """Whether cell (x, y) is lethal."""
-        return bool(self.lethal_mask[self.cell_index(x, y)])
 
     def is_blocked(self, x: int, y: int) -> bool:
         """Whether cell (x, y) is lethal or inflated."""

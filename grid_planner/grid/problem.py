@@ -16,6 +16,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from .kernels import FREE_CLEARANCE, LETHAL_CLEARANCE
 from .planning_grid import DIRECTIONS, PlanningGrid
 
+# The grid's one heuristic, here and in the compiled A* (`kernels.best_first`).
+HEURISTIC = "manhattan"
+
 
 class GridProblem:
     """Find a path on `grid` from flat cell `start` to any of `goals` (a ReversibleProblem).

@@ -14,7 +14,7 @@ from std_msgs.msg import Header
 
 from grid_planner.grid.errors import UnsupportedMapError
 from grid_planner.grid.occupancy import OccupancyMap
-from grid_planner.nodes.cdr import ComputePathAnswer, PathArrays
+from grid_planner.nodes.wire.cdr import ComputePathAnswer, PathArrays
 
 
 def yaw_to_quaternion(yaw: float) -> Quaternion:

@@ -14,7 +14,7 @@ from geometry_msgs.msg import PoseStamped
 from rclpy.duration import Duration
 from rclpy.time import Time
 
-from grid_planner.nodes.conversions import quaternion_to_yaw, yaw_to_quaternion
+from grid_planner.nodes.conversions import quaternion_to_yaw
 
 try:
     import tf2_ros
@@ -41,16 +41,6 @@ def pose_to_2d(pose: PoseStamped) -> Pose2D:
     return Pose2D(p.x, p.y, quaternion_to_yaw(pose.pose.orientation))
 
 
-def pose_from_2d(pose: Pose2D, frame_id: str) -> PoseStamped:
-    """A stamped pose (unstamped time) of a planar pose."""
-    msg = PoseStamped()
-    msg.header.frame_id = frame_id
-    msg.pose.position.x = pose.x
-    msg.pose.position.y = pose.y
-    msg.pose.orientation = yaw_to_quaternion(pose.yaw)
-    return msg
-
-
 def _compose(transform, pose: Pose2D) -> Pose2D:
     """`pose` mapped through a TransformStamped (its planar part: translation and yaw)."""
     t = transform.transform.translation
@@ -63,7 +53,7 @@ class FrameResolver:
     """Expresses poses in `global_frame`; with a TF buffer it also finds the robot's pose.
 
     Without a buffer, a pose in `global_frame` (or with an empty frame, read as
-    `global_frame`) passes and any other frame is a FrameError, as SPEC.md says.
+    `global_frame`) passes and any other frame is a FrameError: nothing to transform it with.
     """
 
     def __init__(self, buffer: object | None = None) -> None:

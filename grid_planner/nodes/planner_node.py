@@ -24,9 +24,8 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from grid_planner.grid import NUMBA_AVAILABLE, warm_up
 from grid_planner.grid.errors import PlannerCancelled, PlannerError, UnsupportedMapError
-from grid_planner.grid.planner import ALGORITHMS, MAX_SANE_PATH_POSES, GridPlan, plan_world
+from grid_planner.grid.planner import MAX_SANE_PATH_POSES, GridPlan, plan_world
 from grid_planner.grid.planning_grid import PlanningGrid
-from grid_planner.nodes.cdr import ComputePathAnswer, PathArrays
 from grid_planner.nodes.concurrency import RequestGate
 from grid_planner.nodes.conversions import (
     map_to_msg,
@@ -45,8 +44,9 @@ from grid_planner.nodes.planning_map import (
     admit_map,
     inflation_refusal,
 )
-from grid_planner.nodes.prebuilt import probe
 from grid_planner.nodes.qos import COMMAND_QOS, LATCHED_POSE_QOS, MAP_QOS, PLAN_QOS, SERVICE_QOS
+from grid_planner.nodes.wire.cdr import ComputePathAnswer, PathArrays
+from grid_planner.nodes.wire.prebuilt import probe
 from grid_planner.search.result import Budget
 
 Codes = ComputePath.Response
@@ -344,7 +344,7 @@ class PlannerNode(Node):
         self, query: PlanQuery, cancel: threading.Event | None, global_frame: str
     ) -> PlanAnswer:
         algorithm = query.algorithm.strip() or self._param("algorithm")
-        if algorithm not in ALGORITHMS:
+        if algorithm not in GRID_ALGORITHMS:
             raise QueryError(
                 Codes.INVALID_PLANNER,
                 f"unknown algorithm {algorithm!r}; choose one of {', '.join(GRID_ALGORITHMS)}",

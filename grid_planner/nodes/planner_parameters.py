@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from grid_planner.grid.planner import ALGORITHMS
 from grid_planner.nodes.parameters import Rule, at_least, in_range, non_empty, one_of
+from grid_planner.search.registry import GRID, domain_algorithms
 
-GRID_ALGORITHMS = tuple(ALGORITHMS)
+GRID_ALGORITHMS = domain_algorithms(GRID)
 MAX_ROBOT_RADIUS_M = 100.0  # a typo guard; max_inflation_cells is the bound that matters
 # Fixed at start-up: the subscription QoS, the TF listener and the executor threads follow them.
 READ_ONLY = frozenset(

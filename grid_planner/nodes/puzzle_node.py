@@ -150,16 +150,17 @@ class PuzzleNode(Node):
             list(request.board), goal=list(request.goal) or None, algorithm=algorithm,
             heuristic=heuristic, max_depth=max_depth, budget=budget,
         )
+        report = outcome.report()
         response.status = int(outcome.status)
         response.success = outcome.status is PuzzleStatus.SOLVED
-        response.message = outcome.message
+        response.message = report.message
         response.moves = list(outcome.moves)
-        response.length = len(outcome.moves)
-        response.optimal = outcome.optimal
-        response.nodes_expanded = outcome.nodes_expanded
-        response.nodes_generated = outcome.nodes_generated
-        response.max_frontier = outcome.max_frontier
-        response.planning_time = outcome.planning_time
+        response.length = report.length
+        response.optimal = report.optimal
+        response.nodes_expanded = report.nodes_expanded
+        response.nodes_generated = report.nodes_generated
+        response.max_frontier = report.max_frontier
+        response.planning_time = report.planning_time
         # One rclpy log call costs ~1.5 ms (it inspects the caller's source): answers are
         # logged at DEBUG, so a service call pays only for the solve.
         self.get_logger().debug(

@@ -1,4 +1,4 @@
-"""The QoS profiles of SPEC.md, in one place so publishers and subscribers always agree."""
+"""The QoS profiles of the node interfaces, in one place so publishers and subscribers agree."""
 
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 

@@ -1,12 +1,16 @@
 """Sliding-tile puzzles (n x n, any goal): boards, solvability, heuristics, and `solve`.
 
 The ROS node and the CLI call `solve` (and `compare`); everything else is here for tests,
-benchmarks and printing. `prepare` builds or loads the tables of the `table` and `pdb`
-heuristics ahead of time and `warm_up` compiles the IDA* kernel, for servers that would
+benchmarks and printing. `board` holds the geometry, `heuristics` the classic heuristics,
+`tables` the precomputed ones and `resolve` what a heuristic name means for a goal;
+`compiled_idastar` is the compiled IDA*. `prepare` builds or loads the tables of the `table` and
+`pdb` heuristics ahead of time and `warm_up` compiles the IDA* kernel, for servers that would
 rather pay both at start-up than in their first request.
 """
 
-from ._jit import NUMBA_AVAILABLE
+from grid_planner.jit import NUMBA_AVAILABLE
+from grid_planner.jit.backend import BACKENDS
+
 from .board import (
     KORF_MOVE_ORDER,
     MOVES,
@@ -24,21 +28,11 @@ from .board import (
     replay,
     replay_boards,
 )
-from .database_store import cache_dir
-from .fast_search import fast_idastar, warm_up
-from .heuristics import CLASSIC_HEURISTICS, HEURISTICS, linear_conflict, manhattan, misplaced
-from .pattern_databases import (
-    AdditiveDatabase,
-    ExactTable,
-    ResolvedHeuristic,
-    additive_database,
-    exact_table,
-    prepare,
-    resolve_heuristic,
-)
+from .compiled_idastar import fast_idastar, warm_up
+from .heuristics import CLASSIC_HEURISTICS, linear_conflict, manhattan, misplaced
 from .problem import PuzzleProblem
+from .resolve import HEURISTICS, ResolvedHeuristic, heuristic_function, prepare, resolve_heuristic
 from .solver import (
-    BACKENDS,
     DEFAULT_ALGORITHM,
     DEFAULT_HEURISTIC,
     PUZZLE_ALGORITHMS,
@@ -49,6 +43,7 @@ from .solver import (
     per_run_budget,
     solve,
 )
+from .tables import AdditiveDatabase, ExactTable, additive_database, cache_dir, exact_table
 
 __all__ = [
     "BACKENDS",
@@ -79,6 +74,7 @@ __all__ = [
     "exact_table",
     "fast_idastar",
     "format_board",
+    "heuristic_function",
     "inversions",
     "is_solvable",
     "linear_conflict",

@@ -1,9 +1,13 @@
-"""Sliding-tile boards: parsing, validation, goals, solvability, moves and printing.
+"""Sliding-tile boards and their geometry: parsing, goals, solvability, moves, ranks, printing.
 
 A board is `n * n` tiles in row-major order with 0 for the blank, n >= 2. Moves name the
 blank's motion: "Up" moves the blank to the row above (the tile above it slides down).
 Internally boards are `bytes` (compact, hashable, hash cached); the public functions accept
 any sequence of ints or a string such as "1 2 3 4 0 6 7 5 8" (spaces and/or commas).
+
+Everything else in `grid_planner.puzzle` takes its geometry from here: the side of a board
+(`board_side`), the blank's moves (`move_targets`), the Manhattan table, the permutation rank
+and the canonical goal that the precomputed tables are built for.
 """
 
 from __future__ import annotations
@@ -14,8 +18,15 @@ import operator
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+import numpy as np
+
+from grid_planner.jit import njit
 
 MOVES = ("Up", "Down", "Left", "Right")
+# Directions as indices into MOVES; a direction's opposite is `direction ^ 1`.
+UP, DOWN, LEFT, RIGHT = range(4)
 # The move order of Korf (1985), whose IDA* node counts are reproduced with it.
 KORF_MOVE_ORDER = ("Up", "Left", "Right", "Down")
 OPPOSITE = {"Up": "Down", "Down": "Up", "Left": "Right", "Right": "Left"}
@@ -176,44 +187,53 @@ def is_solvable(board: Sequence[int], goal: Sequence[int] | None = None) -> bool
     return _invariant(board, side) == _invariant(target, side)
 
 
+def move_targets(side: int) -> np.ndarray:
+    """Flat int64 `targets[cell * 4 + direction]`: where the blank goes (-1: off the board)."""
+    count = side * side
+    targets = np.full(count * 4, -1, dtype=np.int64)
+    for cell in range(count):
+        row, column = divmod(cell, side)
+        if row > 0:
+            targets[cell * 4 + UP] = cell - side
+        if row < side - 1:
+            targets[cell * 4 + DOWN] = cell + side
+        if column > 0:
+            targets[cell * 4 + LEFT] = cell - 1
+        if column < side - 1:
+            targets[cell * 4 + RIGHT] = cell + 1
+    return targets
+
+
+@lru_cache(maxsize=16)
+def _targets(side: int) -> tuple[int, ...]:
+    """`move_targets` as a tuple, kept: Python code reads it one move at a time."""
+    return tuple(move_targets(side).tolist())
+
+
 def neighbour_table(side: int, order: Sequence[str] = MOVES) -> list[list[tuple[int, str]]]:
     """For each blank position, the `(position the blank moves to, move)` pairs, in `order`."""
-    unknown = [move for move in order if move not in OPPOSITE]
-    if unknown or sorted(order) != sorted(MOVES):
+    if sorted(order) != sorted(MOVES):
         raise InvalidRequestError(f"move order must be a permutation of {MOVES}, got {order}")
-    offsets = {"Up": (-1, 0), "Down": (1, 0), "Left": (0, -1), "Right": (0, 1)}
-    table = []
-    for position in range(side * side):
-        row, column = divmod(position, side)
-        moves = []
-        for move in order:
-            d_row, d_column = offsets[move]
-            r, c = row + d_row, column + d_column
-            if 0 <= r < side and 0 <= c < side:
-                moves.append((r * side + c, move))
-        table.append(moves)
-    return table
+    targets = _targets(side)
+    directions = [MOVES.index(move) for move in order]
+    return [
+        [(targets[cell * 4 + d], MOVES[d]) for d in directions if targets[cell * 4 + d] >= 0]
+        for cell in range(side * side)
+    ]
 
 
 def apply_move(board: Sequence[int], move: str, side: int | None = None) -> tuple[int, ...]:
     """The board after the blank makes `move`; raises IllegalMoveError off the board."""
     side = board_side(board) if side is None else side
+    if move not in OPPOSITE:
+        raise IllegalMoveError(f"unknown move {move!r}; moves are {', '.join(MOVES)}")
     tiles = list(board)
     blank = tiles.index(0)
-    row, column = divmod(blank, side)
-    if move == "Up" and row > 0:
-        target = blank - side
-    elif move == "Down" and row < side - 1:
-        target = blank + side
-    elif move == "Left" and column > 0:
-        target = blank - 1
-    elif move == "Right" and column < side - 1:
-        target = blank + 1
-    elif move in OPPOSITE:
+    target = _targets(side)[blank * 4 + MOVES.index(move)]
+    if target < 0:
+        row, column = divmod(blank, side)
         raise IllegalMoveError(f"move {move} would push the blank (row {row}, column {column})"
                                f" off the {side}x{side} board")
-    else:
-        raise IllegalMoveError(f"unknown move {move!r}; moves are {', '.join(MOVES)}")
     tiles[blank], tiles[target] = tiles[target], 0
     return tuple(tiles)
 
@@ -251,3 +271,89 @@ def format_board(board: Sequence[int], side: int | None = None, blank: str = "_"
         " ".join(cell.rjust(width) for cell in cells[row * side : (row + 1) * side])
         for row in range(side)
     )
+
+
+def blank_description(side: int, blank: int) -> str:
+    """'row r, column c' of a cell, 0-based, for messages."""
+    row, column = divmod(blank, side)
+    return f"row {row}, column {column}"
+
+
+def manhattan_table(goal: Sequence[int]) -> np.ndarray:
+    """Flat int64 `table[cell * count + tile]`: tile's row + column distance from `cell` to its
+    cell in `goal` (0 for the blank)."""
+    count = len(goal)
+    side = board_side(goal)
+    home = np.empty(count, dtype=np.int64)
+    home[list(goal)] = np.arange(count)
+    cells = np.arange(count)[:, None]
+    table = np.abs(cells // side - home // side) + np.abs(cells % side - home % side)
+    table[:, 0] = 0
+    return table.reshape(-1)
+
+
+# --- goals the precomputed tables are built for -----------------------------------------------
+
+
+def canonical_goal(side: int, blank: int) -> tuple[int, ...]:
+    """The goal every table for this blank cell is built for: 1, 2, ... row-major around it."""
+    tiles = [0] * (side * side)
+    label = 1
+    for cell in range(side * side):
+        if cell != blank:
+            tiles[cell] = label
+            label += 1
+    return tuple(tiles)
+
+
+def relabelling(goal: Sequence[int]) -> bytes:
+    """A `bytes.translate` table renaming `goal`'s tiles to the canonical goal's (blank kept).
+
+    A board's distance to a goal does not change when the tiles are renamed on both, so a
+    table built for the canonical goal serves every goal with its blank on the same cell.
+    """
+    canonical = canonical_goal(board_side(goal), list(goal).index(0))
+    table = bytearray(range(256))
+    for cell, tile in enumerate(goal):
+        table[tile] = canonical[cell]
+    return bytes(table)
+
+
+# --- permutation rank: one function for three callers -----------------------------------------
+
+
+def permutation_rank(board: Sequence[int]) -> int:
+    """The lexicographic rank of the permutation `board` among all orderings of its values."""
+    rank = 0
+    count = len(board)
+    used = 0  # bit v set once value v has been seen
+    for i, value in enumerate(board):
+        smaller_unused = value - (used & ((1 << value) - 1)).bit_count()
+        rank = rank * (count - i) + smaller_unused
+        used |= 1 << value
+    return rank
+
+
+def permutation_ranks(boards: np.ndarray) -> np.ndarray:
+    """`permutation_rank` of every row of the 2-D array `boards` (int64), vectorised."""
+    count = boards.shape[1]
+    ranks = np.zeros(boards.shape[0], dtype=np.int64)
+    for i in range(count):
+        smaller_later = (boards[:, i + 1 :] < boards[:, i : i + 1]).sum(axis=1)
+        ranks = ranks * (count - i) + smaller_later
+    return ranks
+
+
+@njit(cache=True, nogil=True, inline="always")
+def rank_tiles(tiles):  # pragma: no cover - compiled; tests compare it with permutation_rank
+    """`permutation_rank` of a 1-D int array, for compiled code."""
+    count = tiles.shape[0]
+    rank = 0
+    for i in range(count):
+        value = tiles[i]
+        smaller = 0
+        for j in range(i + 1, count):
+            if tiles[j] < value:
+                smaller += 1
+        rank = rank * (count - i) + smaller
+    return rank

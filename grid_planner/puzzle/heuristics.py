@@ -12,13 +12,8 @@ None counts the blank. Each is a lower bound on the number of moves to the goal:
   26).
 
 Per-goal tables are built once and cached; line penalties are memoised per line content.
-
-Two more names use tables precomputed by breadth-first search (`pattern_databases`):
-
-- `table`: the exact distance, looked up (boards up to 3x3; larger ones fall back to
-  linear_conflict).
-- `pdb`: additive pattern databases (6-6-3 on 4x4 goals with the blank in a corner); the exact
-  table up to 3x3; linear_conflict elsewhere.
+The heuristics that look precomputed tables up (`table`, `pdb`) live in `tables`, and
+`resolve` turns any heuristic name into what runs for a goal.
 """
 
 from __future__ import annotations
@@ -28,12 +23,10 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from operator import add
 
-from .board import BoardLike, InvalidRequestError, default_goal, parse_board, parse_goal
+from .board import BoardLike, board_side, default_goal, manhattan_table, parse_board, parse_goal
 
 # Computed from the board alone, no table to build.
 CLASSIC_HEURISTICS = ("misplaced", "manhattan", "linear_conflict")
-# Every heuristic name `solve` accepts; the last two look up precomputed tables.
-HEURISTICS = (*CLASSIC_HEURISTICS, "table", "pdb")
 
 # A memo of line penalties is dropped when it grows past this many entries (big boards see
 # many distinct lines; the memo is a speed-up, not a store).
@@ -57,7 +50,7 @@ class GoalTables:
 
     def __init__(self, goal: bytes) -> None:
         count = len(goal)
-        side = round(count**0.5)
+        side = board_side(goal)
         self.goal = goal
         self.side = side
         self.count = count
@@ -67,16 +60,11 @@ class GoalTables:
             self.goal_row[tile], self.goal_column[tile] = divmod(position, side)
         # Flat tables indexed by position * count + tile.
         self.offsets = [position * count for position in range(count)]
-        self.manhattan_table = [0] * (count * count)
+        self.manhattan_table = manhattan_table(goal).tolist()
         self.misplaced_table = [0] * (count * count)
         for position in range(count):
-            row, column = divmod(position, side)
             for tile in range(1, count):
-                index = position * count + tile
-                self.manhattan_table[index] = abs(row - self.goal_row[tile]) + abs(
-                    column - self.goal_column[tile]
-                )
-                self.misplaced_table[index] = int(goal[position] != tile)
+                self.misplaced_table[position * count + tile] = int(goal[position] != tile)
         # Lines 0..n-1 are rows, n..2n-1 columns, as (start, stop, step) slices of a board.
         self.lines = [(r * side, (r + 1) * side, 1) for r in range(side)] + [
             (c, count, side) for c in range(side)
@@ -125,16 +113,12 @@ class GoalTables:
         return self.manhattan(board) + self.conflicts(board)
 
     def function(self, name: str) -> Callable[[bytes], int]:
-        """The heuristic `name` as a function of a bytes board."""
-        if name == "manhattan":
-            return self.manhattan
-        if name == "misplaced":
-            return self.misplaced
-        if name == "linear_conflict":
-            return self.linear_conflict
-        raise InvalidRequestError(
-            f"unknown heuristic {name!r}; heuristics are {', '.join(HEURISTICS)}"
-        )
+        """The classic heuristic `name` (one of CLASSIC_HEURISTICS) as a function of a board."""
+        return {
+            "misplaced": self.misplaced,
+            "manhattan": self.manhattan,
+            "linear_conflict": self.linear_conflict,
+        }[name]
 
 
 @lru_cache(maxsize=16)
@@ -145,7 +129,7 @@ def tables_for(goal: bytes) -> GoalTables:
 
 def _board_and_tables(board: BoardLike, goal: BoardLike | None) -> tuple[bytes, GoalTables]:
     tiles = parse_board(board)
-    side = round(len(tiles) ** 0.5)
+    side = board_side(tiles)
     target = default_goal(side) if goal is None else parse_goal(goal, side)
     return bytes(tiles), tables_for(bytes(target))
 
@@ -170,16 +154,3 @@ def linear_conflict(board: BoardLike, goal: BoardLike | None = None) -> int:
     """
     state, tables = _board_and_tables(board, goal)
     return tables.linear_conflict(state)
-
-
-def heuristic_function(name: str, goal: BoardLike) -> Callable[[bytes], int]:
-    """The heuristic `name` for `goal`, as a fast function of a bytes board.
-
-    `table` and `pdb` build or load their table on first use (see `pattern_databases`).
-    """
-    tiles = parse_board(goal)
-    if name in CLASSIC_HEURISTICS or name not in HEURISTICS:
-        return tables_for(bytes(tiles)).function(name)
-    from .pattern_databases import resolve_heuristic
-
-    return resolve_heuristic(name, bytes(tiles)).evaluate

@@ -9,12 +9,13 @@ from .board import (
     OPPOSITE,
     BoardLike,
     InvalidRequestError,
+    board_side,
     neighbour_table,
     parse_board,
     parse_goal,
 )
-from .heuristics import HEURISTICS, tables_for
-from .pattern_databases import PRECOMPUTED_KINDS, ResolvedHeuristic, resolve_heuristic
+from .heuristics import tables_for
+from .resolve import TABLE_HEURISTICS, ResolvedHeuristic, resolve_heuristic
 
 
 class PuzzleProblem:
@@ -26,7 +27,8 @@ class PuzzleProblem:
     heuristic per move instead of recomputing it: one table lookup for misplaced/Manhattan,
     plus at most one line re-scored for linear conflict (only the line the moving tile
     leaves or enters can change, and only if the tile belongs to it). `heuristic` is a name
-    of HEURISTICS or a `ResolvedHeuristic` for this goal (e.g. with a custom pattern database).
+    of `resolve.HEURISTICS` or a `ResolvedHeuristic` for this goal (e.g. with a custom pattern
+    database).
 
     The problem does not check solvability; `grid_planner.puzzle.solver.solve` does.
     """
@@ -41,7 +43,7 @@ class PuzzleProblem:
         move_order: Sequence[str] = MOVES,
     ) -> None:
         tiles = parse_board(board)
-        self.side = round(len(tiles) ** 0.5)
+        self.side = board_side(tiles)
         self._start = bytes(tiles)
         self._goal = bytes(parse_goal(goal, self.side))
         if isinstance(heuristic, ResolvedHeuristic):
@@ -49,12 +51,7 @@ class PuzzleProblem:
                 raise InvalidRequestError("the resolved heuristic belongs to another goal")
             resolved = heuristic
         else:
-            if heuristic not in HEURISTICS:
-                raise InvalidRequestError(
-                    f"unknown heuristic {heuristic!r}; heuristics are {', '.join(HEURISTICS)}"
-                )
             resolved = resolve_heuristic(heuristic, self._goal)
-        self.heuristic_name = resolved.requested
         self.resolved = resolved
         # What actually runs: `table` and `pdb` may fall back to linear_conflict.
         self._kind = resolved.kind
@@ -129,10 +126,10 @@ class PuzzleProblem:
         """`successors` with each child's heuristic, updated from `h` by the moved tile.
 
         Table heuristics (`table`, `pdb`) look each child up instead (the compiled IDA* of
-        `fast_idastar` is where they are updated per move).
+        `compiled_idastar` is where they are updated per move).
         """
         swap = self._swap
-        if self._kind in PRECOMPUTED_KINDS:
+        if self._kind in TABLE_HEURISTICS:
             evaluate = self.heuristic
             for source, move in self._neighbours[state.index(0)]:
                 child = state.translate(swap[state[source]])

@@ -8,11 +8,13 @@ LIMIT_REACHED=4) and whose `message` says why, so the ROS node and the CLI only 
 >>> outcome.status.name, outcome.moves, outcome.optimal
 ('SOLVED', ['Down', 'Right'], True)
 
-IDA* with `manhattan`, `table` or `pdb` runs compiled (`fast_idastar`) when numba is available,
-with the same results and counts as the reference `grid_planner.search.idastar`; everything
-else runs on the reference algorithms. `table` and `pdb` build or load their tables on first
-use (seconds for the 15-puzzle's pattern database); `prepare` does that ahead of time and
-`warm_up` compiles the kernels, so a server can pay both at start-up.
+The algorithms are those the registry (`grid_planner.search.registry`) offers for the puzzle.
+IDA* with `manhattan`, `table` or `pdb` runs compiled (`compiled_idastar`, the registry's puzzle
+kernel) when numba is available, with the same results and counts as the reference
+`grid_planner.search.idastar`; everything else runs on the reference algorithms. `table` and
+`pdb` build or load their tables on first use (seconds for the 15-puzzle's pattern database);
+`prepare` does that ahead of time and `warm_up` compiles the kernels, so a server can pay both
+at start-up.
 """
 
 from __future__ import annotations
@@ -22,34 +24,35 @@ import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..search import ALGORITHMS, Budget, LimitKind, SearchResult, SearchStatus
-from ._jit import NUMBA_AVAILABLE, warn_fallback_once
+from ..jit.backend import BackendError, check_backend, resolve_backend
+from ..report import RunReport
+from ..search import Budget, LimitKind, SearchResult, SearchStatus
+from ..search.registry import PUZZLE, AlgorithmInfo, domain_algorithms, offered
 from .board import (
     BoardLike,
     InvalidBoardError,
     InvalidRequestError,
+    board_side,
     inversions,
     is_solvable,
     parse_board,
     parse_goal,
     replay_boards,
 )
-from .fast_search import FAST_HEURISTIC_KINDS, fast_idastar
-from .heuristics import CLASSIC_HEURISTICS, HEURISTICS
-from .pattern_databases import resolve_heuristic
+from .compiled_idastar import FAST_HEURISTIC_KINDS, fast_idastar
+from .heuristics import CLASSIC_HEURISTICS
 from .problem import PuzzleProblem
+from .resolve import check_heuristic, resolve_heuristic
 
 DEFAULT_ALGORITHM = "astar"
 DEFAULT_HEURISTIC = "manhattan"
-PUZZLE_ALGORITHMS = ("astar", "idastar", "bfs", "bidirectional_bfs", "iddfs", "dfs", "uniform_cost")
-DEPTH_LIMITED = ("dfs", "iddfs")
+# The registry's puzzle algorithms, in the order `compare` runs them.
+PUZZLE_ALGORITHMS = domain_algorithms(PUZZLE)
+IDASTAR_FALLBACK = "IDA* runs on the reference implementation, far slower"
 # Default dfs/iddfs depth limits when max_depth is 0: the diameters of the 2x2, 3x3 and 4x4
 # puzzles (every solvable board is solvable within them, so the limit never hides the only
 # solutions). No diameter is known for larger boards; they get side**3, an arbitrary bound.
 KNOWN_DIAMETERS = {2: 6, 3: 31, 4: 80}
-# "auto": compiled IDA* where it exists and numba is importable; "reference": never;
-# "numba": compiled or INVALID_REQUEST.
-BACKENDS = ("auto", "numba", "reference")
 
 
 def default_depth_limit(side: int) -> int:
@@ -73,7 +76,7 @@ class PuzzleOutcome:
 
     `moves` are the blank's moves from `board` to `goal`; `planning_time` is the search
     alone (0 when no search ran). `result` is the underlying SearchResult (None when the
-    request was refused or the board is unsolvable).
+    request was refused or the board is unsolvable); `backend` what ran it.
     """
 
     status: PuzzleStatus
@@ -84,13 +87,8 @@ class PuzzleOutcome:
     algorithm: str = ""
     heuristic: str = ""
     moves: list[str] = field(default_factory=list)
-    optimal: bool = False
-    nodes_expanded: int = 0
-    nodes_generated: int = 0
-    max_frontier: int = 0
-    planning_time: float = 0.0
-    limit: LimitKind | None = None
     result: SearchResult | None = None
+    backend: str = ""
 
     @property
     def success(self) -> bool:
@@ -102,27 +100,55 @@ class PuzzleOutcome:
         """The number of moves in the solution (0 if none)."""
         return len(self.moves)
 
+    @property
+    def optimal(self) -> bool:
+        """Whether the solution is guaranteed to be the shortest."""
+        return self.result is not None and self.result.optimal
+
+    @property
+    def nodes_expanded(self) -> int:
+        """Nodes the search expanded (0 when none ran)."""
+        return self.result.nodes_expanded if self.result is not None else 0
+
+    @property
+    def nodes_generated(self) -> int:
+        """Nodes the search generated (0 when none ran)."""
+        return self.result.nodes_generated if self.result is not None else 0
+
+    @property
+    def max_frontier(self) -> int:
+        """The largest frontier the search held (0 when none ran)."""
+        return self.result.max_frontier if self.result is not None else 0
+
+    @property
+    def planning_time(self) -> float:
+        """Seconds of the search alone (0 when none ran)."""
+        return self.result.elapsed if self.result is not None else 0.0
+
+    @property
+    def limit(self) -> LimitKind | None:
+        """The budget that stopped the search, if one did."""
+        return self.result.limit if self.result is not None else None
+
     def boards(self) -> list[tuple[int, ...]]:
         """Every board from the start to the goal along `moves` (empty if unsolved)."""
         return replay_boards(self.board, self.moves, self.side) if self.success else []
 
+    def report(self) -> RunReport:
+        """The answer as a RunReport (cost in moves)."""
+        return RunReport.of(
+            self.result, status=self.status.name, algorithm=self.algorithm,
+            heuristic=self.heuristic, backend=self.backend, message=self.message,
+        )
+
     def to_dict(self) -> dict:
-        """The outcome as plain JSON-ready values (the CLI's `--json`)."""
+        """The outcome as plain JSON-ready values (the CLI's `--json`): the report, the code,
+        the moves and the boards."""
         return {
-            "status": self.status.name,
+            **self.report().to_dict(),
             "status_code": int(self.status),
             "success": self.success,
-            "message": self.message,
-            "algorithm": self.algorithm,
-            "heuristic": self.heuristic,
-            "length": self.length,
             "moves": list(self.moves),
-            "optimal": self.optimal,
-            "nodes_expanded": self.nodes_expanded,
-            "nodes_generated": self.nodes_generated,
-            "max_frontier": self.max_frontier,
-            "planning_time": self.planning_time,
-            "limit": self.limit.value if self.limit else None,
             "board": list(self.board),
             "goal": list(self.goal),
         }
@@ -140,15 +166,15 @@ def _check_count(name: str, value: object) -> int:
     return number
 
 
-def _check_request(algorithm: str, heuristic: str, max_depth: object, budget: Budget | None):
-    if algorithm not in PUZZLE_ALGORITHMS:
+def _check_request(
+    info: AlgorithmInfo | None, algorithm: str, heuristic: str, max_depth: object,
+    budget: Budget | None,
+) -> int:
+    if info is None:
         raise InvalidRequestError(
             f"unknown algorithm {algorithm!r}; algorithms are {', '.join(PUZZLE_ALGORITHMS)}"
         )
-    if heuristic not in HEURISTICS:
-        raise InvalidRequestError(
-            f"unknown heuristic {heuristic!r}; heuristics are {', '.join(HEURISTICS)}"
-        )
+    check_heuristic(heuristic)
     depth = _check_count("max_depth", max_depth)
     if budget is not None:
         if budget.max_nodes is not None:
@@ -156,23 +182,6 @@ def _check_request(algorithm: str, heuristic: str, max_depth: object, budget: Bu
         if budget.max_depth is not None:
             _check_count("budget max_depth", budget.max_depth)
     return depth
-
-
-def _check_backend(backend: str) -> None:
-    if backend not in BACKENDS:
-        raise InvalidRequestError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    if backend == "numba" and not NUMBA_AVAILABLE:
-        raise InvalidRequestError("the numba backend was requested but numba is not installed")
-
-
-def _compiled(kind: str, backend: str) -> bool:
-    """Whether IDA* with heuristic `kind` runs compiled under `backend`."""
-    if backend == "reference" or kind not in FAST_HEURISTIC_KINDS:
-        return False
-    if not NUMBA_AVAILABLE:
-        warn_fallback_once("IDA* runs on the reference implementation, far slower")
-        return False
-    return True
 
 
 def _unsolvable_reason(board: tuple[int, ...], goal: tuple[int, ...], side: int) -> str:
@@ -223,9 +232,9 @@ def solve(
     astar and idastar only; `table`/`pdb` fall back to linear_conflict where no table exists
     (the message says so). `max_depth` limits dfs and iddfs (0: `default_depth_limit`, e.g.
     31 for 3x3). `budget` bounds nodes, time and allows cancelling. Unsolvable boards are
-    answered from the parity test before any search, with zero nodes. `backend` (BACKENDS)
-    chooses between the compiled and the reference IDA*. Building a table on first use is not
-    part of `planning_time`.
+    answered from the parity test before any search, with zero nodes. `backend` (one of
+    `grid_planner.jit.backend.BACKENDS`) chooses between the compiled and the reference IDA*.
+    Building a table on first use is not part of `planning_time`.
     """
     algorithm = algorithm or DEFAULT_ALGORITHM
     heuristic = heuristic or DEFAULT_HEURISTIC
@@ -233,17 +242,18 @@ def solve(
         tiles = parse_board(board)
     except InvalidBoardError as error:
         return PuzzleOutcome(PuzzleStatus.INVALID_BOARD, str(error), algorithm=algorithm)
-    side = round(len(tiles) ** 0.5)
-    informed = ALGORITHMS[algorithm].informed if algorithm in ALGORITHMS else False
+    side = board_side(tiles)
+    info = offered(PUZZLE, algorithm)
+    informed = info is not None and info.informed
     outcome = PuzzleOutcome(
         PuzzleStatus.INVALID_REQUEST, "", board=tiles, side=side, algorithm=algorithm,
         heuristic=heuristic if informed else "",
     )
     try:
         outcome.goal = parse_goal(goal, side)
-        depth = _check_request(algorithm, heuristic, max_depth, budget)
-        _check_backend(backend)
-    except InvalidRequestError as error:
+        depth = _check_request(info, algorithm, heuristic, max_depth, budget)
+        check_backend(backend)
+    except (InvalidRequestError, BackendError) as error:
         outcome.message = str(error)
         return outcome
     if not is_solvable(tiles, outcome.goal):
@@ -254,28 +264,24 @@ def solve(
     resolved = resolve_heuristic(heuristic if informed else DEFAULT_HEURISTIC, bytes(outcome.goal))
     note = f"; {heuristic}: {resolved.note}" if informed and resolved.note else ""
     depth_limit = None
-    if algorithm == "idastar" and _compiled(resolved.kind, backend):
+    has_kernel = info.kernel(PUZZLE) is not None and resolved.kind in FAST_HEURISTIC_KINDS
+    outcome.backend = resolve_backend(backend, has_kernel, IDASTAR_FALLBACK)
+    if outcome.backend == "numba":
         result = fast_idastar(bytes(tiles), resolved, budget)
     else:
         problem = PuzzleProblem(tiles, outcome.goal, resolved)
         options = {}
-        if algorithm in DEPTH_LIMITED:
+        if info.depth_option:
             depth_limit = depth or default_depth_limit(side)
             if budget is not None and budget.max_depth is not None:
                 depth_limit = min(depth_limit, budget.max_depth)
-            options = {"depth_limit" if algorithm == "dfs" else "max_depth": depth_limit}
-        result = ALGORITHMS[algorithm](problem, budget, **options)
+            options = {info.depth_option: depth_limit}
+        result = info(problem, budget, **options)
 
     outcome.result = result
-    outcome.nodes_expanded = result.nodes_expanded
-    outcome.nodes_generated = result.nodes_generated
-    outcome.max_frontier = result.max_frontier
-    outcome.planning_time = result.elapsed
-    outcome.limit = result.limit
     if result.status is SearchStatus.SOLVED:
         outcome.status = PuzzleStatus.SOLVED
         outcome.moves = list(result.actions)
-        outcome.optimal = result.optimal
         quality = "optimal" if result.optimal else f"not guaranteed shortest with {algorithm}"
         outcome.message = f"solved in {result.length} moves ({quality}){note}"
     elif result.status is SearchStatus.LIMIT_REACHED:
@@ -319,7 +325,8 @@ def compare(
     make_budget = per_run_budget() if budget_per_run is None else budget_per_run
     outcomes = []
     for algorithm in algorithms:
-        informed = algorithm in ALGORITHMS and ALGORITHMS[algorithm].informed
+        info = offered(PUZZLE, algorithm)
+        informed = info is not None and info.informed
         for heuristic in heuristics if informed else (DEFAULT_HEURISTIC,):
             budget = make_budget() if callable(make_budget) else make_budget
             outcomes.append(solve(board, goal, algorithm, heuristic, max_depth, budget))

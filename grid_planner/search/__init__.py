@@ -1,7 +1,8 @@
 """Problem-agnostic search algorithms over the `SearchProblem` contract.
 
 Each algorithm is a plain function `algorithm(problem, budget=None, ...) -> SearchResult`;
-`ALGORITHMS` lists them by name with their guarantees.
+`ALGORITHMS` (the one registry, `registry`) lists them by name with their guarantees, the
+subset each domain offers and the compiled kernels that run them there.
 
 How every algorithm counts, so that results compare like with like:
 
@@ -30,13 +31,21 @@ from .problem import (
     SearchProblem,
     declares_unit_cost,
 )
-from .registry import ALGORITHMS, AlgorithmInfo
+from .registry import (
+    ALGORITHMS,
+    DOMAIN_ALGORITHMS,
+    AlgorithmInfo,
+    domain_algorithms,
+    lookup,
+    offered,
+)
 from .result import Budget, LimitKind, SearchResult, SearchStatus
 from .uninformed import bfs, bidirectional_bfs, dfs, iddfs
 
 __all__ = [
     "ALGORITHMS",
     "CLOCK_CHECK_INTERVAL",
+    "DOMAIN_ALGORITHMS",
     "AlgorithmInfo",
     "Budget",
     "IncrementalHeuristicProblem",
@@ -50,7 +59,10 @@ __all__ = [
     "bidirectional_bfs",
     "declares_unit_cost",
     "dfs",
+    "domain_algorithms",
     "idastar",
     "iddfs",
+    "lookup",
+    "offered",
     "uniform_cost",
 ]

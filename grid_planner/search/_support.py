@@ -1,11 +1,12 @@
-"""Helpers shared by the algorithms: cheap budget checks and path reconstruction."""
+"""Helpers shared by the algorithms: how a search ends, cheap budget checks, path rebuilding."""
 
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Hashable
 
-from .result import Budget, LimitKind
+from .result import Budget, LimitKind, SearchResult
 
 # The clock and the cancel flag are read once every this many expansions (and once before the
 # first). A power of two so the test is a bit mask; at a few microseconds per expansion the
@@ -15,6 +16,24 @@ _CLOCK_MASK = CLOCK_CHECK_INTERVAL - 1
 
 # parent[state] = (previous_state, action, step_cost); parent[start] = None.
 ParentMap = dict[Hashable, "tuple[Hashable, object, float] | None"]
+
+
+def search_ending(
+    algorithm: str, counts: Callable[[], tuple[int, int, int]], guarantees_optimal: bool = True
+) -> Callable[..., SearchResult]:
+    """`finish(status, states=(), actions=(), cost=0.0, limit=None)` for a search starting now.
+
+    `counts` reads the search's own counters (expanded, generated, max_frontier) when it ends:
+    the algorithms keep them in local variables, which is what makes their loops fast.
+    """
+    started = time.perf_counter()
+
+    def finish(status, states=(), actions=(), cost=0.0, limit=None) -> SearchResult:
+        return SearchResult.ended(
+            algorithm, status, started, counts(), states, actions, cost, limit, guarantees_optimal
+        )
+
+    return finish
 
 
 def make_limit_check(budget: Budget | None) -> Callable[[int], LimitKind | None]:

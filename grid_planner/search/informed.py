@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import heapq
 import math
-import time
 
-from ._support import make_limit_check, walk_back
+from ._support import make_limit_check, search_ending, walk_back
 from .problem import SearchProblem
 from .result import Budget, SearchResult, SearchStatus
 
@@ -43,7 +42,7 @@ def _without_heuristic(problem: SearchProblem):
 
 def _best_first(problem: SearchProblem, budget: Budget | None, name: str, informed: bool):
     """A* (informed) or uniform-cost search; see `astar` for the rules both follow."""
-    started = time.perf_counter()
+    finish = search_ending(name, lambda: (expanded, generated, max_frontier))
     check = make_limit_check(budget)
     is_goal = problem.is_goal
     expand = _with_heuristic(problem) if informed else _without_heuristic(problem)
@@ -58,12 +57,6 @@ def _best_first(problem: SearchProblem, budget: Budget | None, name: str, inform
     # to a goal when h is tight), then first in; the counter also keeps states from being
     # compared, so they need not be orderable.
     heap = [(h_start, 0, 0, start, h_start)]
-
-    def finish(status, states=(), actions=(), cost=0.0, limit=None):
-        return SearchResult(
-            name, status, list(states), list(actions), cost, expanded, generated, max_frontier,
-            time.perf_counter() - started, status is SearchStatus.SOLVED, limit,
-        )
 
     while heap:
         _f, neg_g, _order, state, h = heappop(heap)
@@ -127,19 +120,13 @@ def idastar(problem: SearchProblem, budget: Budget | None = None) -> SearchResul
     his move order; `nodes_expanded` counts the start on every pass. `max_frontier` is the
     deepest stack.
     """
-    started = time.perf_counter()
+    finish = search_ending("idastar", lambda: (expanded, generated, max_frontier))
     check = make_limit_check(budget)
     is_goal = problem.is_goal
     expand = _with_heuristic(problem)
     start = problem.start
     h_start = problem.heuristic(start)
     expanded, generated, max_frontier = 0, 1, 1
-
-    def finish(status, states=(), actions=(), cost=0.0, limit=None):
-        return SearchResult(
-            "idastar", status, list(states), list(actions), cost, expanded, generated,
-            max_frontier, time.perf_counter() - started, status is SearchStatus.SOLVED, limit,
-        )
 
     if is_goal(start):
         return finish(SearchStatus.SOLVED, [start])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 
@@ -98,6 +99,39 @@ class SearchResult:
     elapsed: float = 0.0
     optimal: bool = False
     limit: LimitKind | None = None
+
+    @classmethod
+    def ended(
+        cls,
+        algorithm: str,
+        status: SearchStatus,
+        started: float,
+        counts: tuple[int, int, int],
+        states: Sequence = (),
+        actions: Sequence = (),
+        cost: float = 0.0,
+        limit: LimitKind | None = None,
+        guarantees_optimal: bool = True,
+    ) -> SearchResult:
+        """The result of a search that began at `perf_counter()` time `started` and ends now.
+
+        `counts` are (nodes_expanded, nodes_generated, max_frontier); `optimal` is set when
+        the search SOLVED and `guarantees_optimal` holds for this algorithm and problem.
+        """
+        expanded, generated, max_frontier = counts
+        return cls(
+            algorithm=algorithm,
+            status=status,
+            states=list(states),
+            actions=list(actions),
+            cost=cost,
+            nodes_expanded=expanded,
+            nodes_generated=generated,
+            max_frontier=max_frontier,
+            elapsed=time.perf_counter() - started,
+            optimal=guarantees_optimal and status is SearchStatus.SOLVED,
+            limit=limit,
+        )
 
     @property
     def solved(self) -> bool:

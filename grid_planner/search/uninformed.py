@@ -10,7 +10,13 @@ from __future__ import annotations
 import time
 from collections import deque
 
-from ._support import effective_depth_limit, make_limit_check, walk_back, walk_forward
+from ._support import (
+    effective_depth_limit,
+    make_limit_check,
+    search_ending,
+    walk_back,
+    walk_forward,
+)
 from .problem import ReversibleProblem, SearchProblem, declares_unit_cost
 from .result import Budget, LimitKind, SearchResult, SearchStatus
 
@@ -20,19 +26,14 @@ def bfs(problem: SearchProblem, budget: Budget | None = None) -> SearchResult:
 
     The goal test runs when a state is generated (safe for BFS, and it saves a whole layer).
     """
-    started = time.perf_counter()
+    finish = search_ending(
+        "bfs", lambda: (expanded, generated, max_frontier), declares_unit_cost(problem)
+    )
     check = make_limit_check(budget)
     is_goal = problem.is_goal
     successors = problem.successors
     start = problem.start
     expanded, generated, max_frontier = 0, 1, 1
-
-    def finish(status, states=(), actions=(), cost=0.0, limit=None):
-        return SearchResult(
-            "bfs", status, list(states), list(actions), cost, expanded, generated,
-            max_frontier, time.perf_counter() - started,
-            status is SearchStatus.SOLVED and declares_unit_cost(problem), limit,
-        )
 
     if is_goal(start):
         return finish(SearchStatus.SOLVED, [start])
@@ -58,12 +59,16 @@ def bfs(problem: SearchProblem, budget: Budget | None = None) -> SearchResult:
 
 
 class _Pass:
-    """What one depth-first pass found; `outcome` is "solved", "cut", "exhausted" or a LimitKind."""
+    """What one depth-first pass found: SOLVED, NO_SOLUTION (it saw every state within reach)
+    or LIMIT_REACHED with the LimitKind (MAX_DEPTH: it cut states at its depth limit)."""
 
-    __slots__ = ("actions", "cost", "expanded", "generated", "max_frontier", "outcome", "states")
+    __slots__ = (
+        "actions", "cost", "expanded", "generated", "limit", "max_frontier", "states", "status"
+    )
 
     def __init__(self) -> None:
-        self.outcome: object = "exhausted"
+        self.status = SearchStatus.NO_SOLUTION
+        self.limit: LimitKind | None = None
         self.states: list = []
         self.actions: list = []
         self.cost = 0.0
@@ -94,15 +99,16 @@ def _depth_first_pass(problem: SearchProblem, check, limit: int | None, expanded
     costs: list = []
     result.max_frontier = 1
 
-    def done(outcome):
-        result.outcome = outcome
+    def done(status, limit=None):
+        result.status = status
+        result.limit = limit
         result.expanded = expanded
         result.generated = generated
         return result
 
     if is_goal(start):
         result.states = states
-        return done("solved")
+        return done(SearchStatus.SOLVED)
     best_depth = {start: 0}
     limited = limit is not None
     cut = False
@@ -124,10 +130,10 @@ def _depth_first_pass(problem: SearchProblem, check, limit: int | None, expanded
 
     stop = check(expanded)
     if stop is not None:
-        return done(stop)
+        return done(SearchStatus.LIMIT_REACHED, stop)
     expanded += 1
     if limit == 0:
-        return done("cut" if cuts_below(start, 0) else "exhausted")
+        return done(*_ended_pass(cuts_below(start, 0)))
     iterators = [iter(successors(start))]
     while iterators:
         entry = next(iterators[-1], None)
@@ -152,18 +158,18 @@ def _depth_first_pass(problem: SearchProblem, check, limit: int | None, expanded
             result.states = [*states, child]
             result.actions = [*actions, action]
             result.cost = sum(costs) + step_cost
-            return done("solved")
+            return done(SearchStatus.SOLVED)
         if limited and depth >= limit:
             if not cut:
                 stop = check(expanded)
                 if stop is not None:
-                    return done(stop)
+                    return done(SearchStatus.LIMIT_REACHED, stop)
                 expanded += 1
                 cut = cuts_below(child, depth)
             continue
         stop = check(expanded)
         if stop is not None:
-            return done(stop)
+            return done(SearchStatus.LIMIT_REACHED, stop)
         expanded += 1
         states.append(child)
         actions.append(action)
@@ -171,22 +177,21 @@ def _depth_first_pass(problem: SearchProblem, check, limit: int | None, expanded
         iterators.append(iter(successors(child)))
         if len(iterators) > result.max_frontier:
             result.max_frontier = len(iterators)
-    return done("cut" if cut else "exhausted")
+    return done(*_ended_pass(cut))
+
+
+def _ended_pass(cut: bool) -> tuple[SearchStatus, LimitKind | None]:
+    """How a pass that ran out of states ended: cut at its limit, or truly exhausted."""
+    if cut:
+        return SearchStatus.LIMIT_REACHED, LimitKind.MAX_DEPTH
+    return SearchStatus.NO_SOLUTION, None
 
 
 def _pass_result(name: str, found: _Pass, started: float, optimal: bool) -> SearchResult:
-    outcome = found.outcome
-    if outcome == "solved":
-        status, limit = SearchStatus.SOLVED, None
-    elif outcome == "cut":
-        status, limit, optimal = SearchStatus.LIMIT_REACHED, LimitKind.MAX_DEPTH, False
-    elif outcome == "exhausted":
-        status, limit, optimal = SearchStatus.NO_SOLUTION, None, False
-    else:
-        status, limit, optimal = SearchStatus.LIMIT_REACHED, outcome, False
-    return SearchResult(
-        name, status, found.states, found.actions, found.cost, found.expanded, found.generated,
-        found.max_frontier, time.perf_counter() - started, optimal, limit,
+    counts = (found.expanded, found.generated, found.max_frontier)
+    return SearchResult.ended(
+        name, found.status, started, counts, found.states, found.actions, found.cost,
+        found.limit, optimal,
     )
 
 
@@ -226,7 +231,7 @@ def iddfs(
         expanded = found.expanded
         generated += found.generated if limit == 0 else found.generated - 1
         max_frontier = max(max_frontier, found.max_frontier)
-        if found.outcome != "cut" or (cap is not None and limit >= cap):
+        if found.limit is not LimitKind.MAX_DEPTH or (cap is not None and limit >= cap):
             break
         limit += 1
     found.generated = generated
@@ -245,18 +250,14 @@ def bidirectional_bfs(problem: ReversibleProblem, budget: Budget | None = None) 
     """
     if not hasattr(problem, "predecessors") or not hasattr(problem, "goal"):
         raise TypeError("bidirectional_bfs needs a ReversibleProblem (goal and predecessors)")
-    started = time.perf_counter()
+    finish = search_ending(
+        "bidirectional_bfs", lambda: (expanded, generated, max_frontier),
+        declares_unit_cost(problem),
+    )
     check = make_limit_check(budget)
     start = problem.start
     goal = problem.goal
     expanded, generated, max_frontier = 0, 1, 1
-
-    def finish(status, states=(), actions=(), cost=0.0, limit=None):
-        return SearchResult(
-            "bidirectional_bfs", status, list(states), list(actions), cost, expanded, generated,
-            max_frontier, time.perf_counter() - started,
-            status is SearchStatus.SOLVED and declares_unit_cost(problem), limit,
-        )
 
     if problem.is_goal(start):
         return finish(SearchStatus.SOLVED, [start])

@@ -1,0 +1,226 @@
+"""`grid-planner compare`: every algorithm on one map or board, as a table, JSON or a chart."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from grid_planner.puzzle import (
+    CLASSIC_HEURISTICS,
+    HEURISTICS,
+    PUZZLE_ALGORITHMS,
+    InvalidBoardError,
+    InvalidRequestError,
+    compare,
+    is_solvable,
+    parse_board,
+    parse_goal,
+    per_run_budget,
+    solve,
+)
+from grid_planner.puzzle.board import board_side
+from grid_planner.search import LimitKind
+from grid_planner.search.registry import GRID, domain_algorithms
+
+from .output import (
+    EXIT_NO_RESULT,
+    EXIT_OK,
+    InputError,
+    compare_notes,
+    compare_table,
+    error_line,
+    print_json,
+)
+from .parser import DEFAULT_COMPARE_PUZZLE_MAX_NODES, budget_from, finite
+from .plan import (
+    IMAGE_SUFFIXES,
+    YAML_SUFFIXES,
+    endpoint,
+    load_grid,
+    report_plan_failure,
+    run_grid_plan,
+)
+from .puzzle import joined
+
+# A grid run stopped by one of these shows LIMIT_REACHED in the table, as a puzzle run does.
+BUDGET_LIMITS = (LimitKind.MAX_NODES, LimitKind.DEADLINE, LimitKind.MAX_DEPTH)
+
+
+def _is_map_target(tokens: Sequence[str]) -> bool:
+    if len(tokens) != 1:
+        return False
+    path = Path(tokens[0])
+    return path.suffix.lower() in YAML_SUFFIXES + IMAGE_SUFFIXES or path.is_file()
+
+
+def _check_names(given: list[str] | None, known: Sequence[str], what: str) -> list[str]:
+    if given is None:
+        return list(known)
+    unknown = [name for name in given if name not in known]
+    if unknown or not given:
+        raise InputError(
+            f"unknown {what} {', '.join(map(repr, unknown)) or '(none given)'}; "
+            f"choose from {', '.join(known)}"
+        )
+    return given
+
+
+def _compare_grid(args: argparse.Namespace, map_file: str) -> int:
+    from grid_planner.grid import PlannerError, failure_report, warm_up
+
+    if args.start is None or args.goal is None:
+        raise InputError(f"compare on the map {map_file} needs --start X Y and --goal X Y")
+    if args.heuristics is not None:
+        raise InputError("--heuristics applies to boards; on a map astar uses Manhattan")
+    if len(args.goal) != 2:
+        raise InputError(f"--goal on a map takes X Y, got {' '.join(args.goal)}")
+    try:
+        goal_values = [finite(text) for text in args.goal]
+    except argparse.ArgumentTypeError as error:
+        raise InputError(f"argument --goal: {error}") from None
+    start = endpoint(args.start, "start", args.cells)
+    goal = endpoint(goal_values, "goal", args.cells)
+    algorithms = _check_names(args.algorithms, domain_algorithms(GRID), "grid algorithm(s)")
+    grid = load_grid(args, map_file)
+    warm_up()  # compile or load the kernels first, so no run pays for it
+
+    rows = []
+    for algorithm in algorithms:
+        try:
+            found = run_grid_plan(
+                grid, args, algorithm, start, goal, budget_from(args.timeout, args.max_nodes)
+            )
+            rows.append(found.report().to_dict())
+        except PlannerError as error:
+            if error.result is None:
+                # No search ran (start or goal outside, occupied, unreachable): the answer is
+                # the same for every algorithm, so say it once.
+                return report_plan_failure(args, error, algorithm)
+            report = failure_report(error, algorithm)
+            if error.result.limit in BUDGET_LIMITS:
+                report = replace(report, status="LIMIT_REACHED")
+            rows.append(report.to_dict())
+        except ValueError as error:
+            raise InputError(str(error), "INVALID_POSE") from None
+    title = (
+        f"{map_file} ({grid.width} x {grid.height} cells of {grid.resolution:g} m), "
+        f"{'cell' if args.cells else 'point'} {_pair(start)} to {_pair(goal)}"
+    )
+    return _finish_compare(args, rows, title, unit="steps", cost_unit="m")
+
+
+def _pair(values: Sequence[float]) -> str:
+    return f"({values[0]:g}, {values[1]:g})"
+
+
+def _compare_puzzle(args: argparse.Namespace, board_text: str) -> int:
+    try:
+        board = parse_board(board_text)
+    except InvalidBoardError as error:
+        if len(args.target) == 1 and not any(char.isdigit() for char in board_text):
+            raise InputError(
+                f"{board_text!r} is neither a map file (none exists) nor a board ({error})",
+                "INVALID_BOARD",
+            ) from None
+        raise InputError(str(error), "INVALID_BOARD") from None
+    map_options = [
+        name
+        for name, value in (
+            ("--start", args.start),
+            ("--resolution", args.resolution),
+            ("--origin", args.origin),
+            ("--cells", args.cells or None),
+            ("--negate", args.negate or None),
+            ("--allow-unknown", args.allow_unknown or None),
+        )
+        if value is not None
+    ]
+    if map_options:
+        raise InputError(
+            f"{', '.join(map_options)}: only for maps, and {board_text!r} is a board (a map "
+            "target is one file name ending in .yaml, .png or .pgm)"
+        )
+    try:
+        goal = parse_goal(joined(args.goal), board_side(board))
+    except InvalidRequestError as error:
+        raise InputError(str(error), "INVALID_REQUEST") from None
+    algorithms = _check_names(args.algorithms, PUZZLE_ALGORITHMS, "puzzle algorithm(s)")
+    # The table-based heuristics are opt-in: a 15-puzzle pdb is a ~10 s one-off build.
+    chosen = list(CLASSIC_HEURISTICS) if args.heuristics is None else args.heuristics
+    heuristics = _check_names(chosen, HEURISTICS, "heuristic(s)")
+    if not is_solvable(board, goal):
+        outcome = solve(board, goal)  # answered from the parity test, no search
+        if args.json:
+            print_json(outcome.to_dict())
+        else:
+            error_line(f"{outcome.status.name}: {outcome.message}")
+        return EXIT_NO_RESULT
+
+    max_nodes = args.max_nodes if args.max_nodes is not None else DEFAULT_COMPARE_PUZZLE_MAX_NODES
+    timeout = args.timeout if args.timeout > 0 else None
+    outcomes = compare(
+        board,
+        goal,
+        per_run_budget(timeout, max_nodes),
+        algorithms=tuple(algorithms),
+        heuristics=tuple(heuristics),
+        max_depth=args.max_depth,
+    )
+    rows = [outcome.to_dict() for outcome in outcomes]
+    side = board_side(board)
+    limits = f"{args.timeout:g} s" if timeout else "no time limit"
+    title = (
+        f"{side * side - 1}-puzzle {' '.join(map(str, board))} (budget per run: {limits}, "
+        f"{max_nodes:,} nodes)"
+    )
+    return _finish_compare(args, rows, title, unit="moves", cost_unit="")
+
+
+def _finish_compare(
+    args: argparse.Namespace, rows: list[dict], title: str, unit: str, cost_unit: str
+) -> int:
+    if args.png:
+        from grid_planner import render
+
+        labels = [
+            row["algorithm"] + (f"/{row['heuristic']}" if row["heuristic"] else "") for row in rows
+        ]
+        kinds = [
+            "ok" if row["status"] == "SOLVED"
+            else "limit" if row["status"] == "LIMIT_REACHED"
+            else "failed"
+            for row in rows
+        ]  # fmt: skip
+        try:
+            size = render.bar_chart_png(
+                args.png,
+                labels,
+                [row["nodes_expanded"] for row in rows],
+                notes=["" if row["status"] == "SOLVED" else row["status"] for row in rows],
+                kinds=kinds,
+                title=f"Nodes expanded per run: {title}",
+            )
+        except (OSError, ValueError) as error:
+            raise InputError(f"cannot write {args.png}: {error}") from None
+    if args.json:
+        print_json(rows)
+    else:
+        print(title)
+        print()
+        print(compare_table(rows, cost_unit))
+        notes = compare_notes(rows, unit)
+        if notes:
+            print()
+            print("\n".join(notes))
+        if args.png:
+            print(f"chart: {args.png} ({size[0]} x {size[1]} px)")
+    return EXIT_OK if any(row["status"] == "SOLVED" for row in rows) else EXIT_NO_RESULT
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    """`grid-planner compare`: exit 0 if any run solved, 1 if none did, 2 for bad input."""
+    if _is_map_target(args.target):
+        return _compare_grid(args, args.target[0])
+    return _compare_puzzle(args, " ".join(args.target))

@@ -1,0 +1,345 @@
+"""The argument parser of `grid-planner`: subcommands, options, and their validation."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import textwrap
+
+from grid_planner.puzzle import CLASSIC_HEURISTICS, HEURISTICS, PUZZLE_ALGORITHMS
+from grid_planner.search import Budget
+from grid_planner.search.registry import GRID, domain_algorithms
+
+from .output import PROG, InputError
+
+DEFAULT_PLAN_TIMEOUT = 5.0  # s, planner_node's max_planning_time
+DEFAULT_PUZZLE_TIMEOUT = 10.0  # s, puzzle_node's default_timeout
+DEFAULT_PUZZLE_MAX_NODES = 2_000_000  # puzzle_node's max_nodes
+DEFAULT_COMPARE_TIMEOUT = 5.0  # s per run
+DEFAULT_COMPARE_PUZZLE_MAX_NODES = 2_000_000  # per run; grid runs have no node cap by default
+
+GRID_ALGORITHM_HELP = ", ".join(
+    f"{name} (default)" if name == "astar" else name for name in domain_algorithms(GRID)
+)
+
+
+class UsageError(InputError):
+    """A command line that argparse refuses; the message names the subcommand."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line, raised so that `main` returns, not exits."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise UsageError(f"{self.prog}: error: {message} (see '{self.prog} --help')", "USAGE")
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Shows an action's `display` text (e.g. "X Y [YAW]") instead of argparse's nargs pattern."""
+
+    def _format_args(self, action: argparse.Action, default_metavar: str) -> str:
+        display = getattr(action, "display", None)
+        return display if display else super()._format_args(action, default_metavar)
+
+
+class _StoreValues(argparse.Action):
+    """Stores a list of `low`..`high` values; `display` is how usage and help show them."""
+
+    def __init__(self, *args, display: str, low: int = 1, high: int | None = None, **kwargs):
+        kwargs.setdefault("nargs", "+")
+        super().__init__(*args, **kwargs)
+        self.display = display
+        self.low, self.high = low, high
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        values = list(values)
+        if len(values) < self.low or (self.high is not None and len(values) > self.high):
+            parser.error(f"argument {option_string or self.dest}: expected {self.display}")
+        setattr(namespace, self.dest, values)
+
+
+def finite(text: str) -> float:
+    """A finite number (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+def _wrap(text: str) -> str:
+    """Description text wrapped for the raw help formatter (which keeps the epilog's lines)."""
+    return textwrap.fill(text, width=90)
+
+
+def _non_negative(text: str) -> float:
+    value = finite(text)
+    if value < 0.0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
+    return value
+
+
+def _positive(text: str) -> float:
+    value = finite(text)
+    if value <= 0.0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be > 0")
+    return value
+
+
+def _count(text: str) -> int:
+    """An integer >= 0; accepts "2e6" and "2_000_000" too."""
+    try:
+        value = int(text)
+    except ValueError:
+        number = finite(text)
+        if not number.is_integer():
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        value = int(number)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
+    return value
+
+
+def _positive_count(text: str) -> int:
+    value = _count(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be >= 1")
+    return value
+
+
+def _threshold(text: str) -> int:
+    value = _count(text)
+    if not 1 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"{text!r} must be an integer in 1..100")
+    return value
+
+
+def _name_list(text: str) -> list[str]:
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def _add_map_options(parser: argparse.ArgumentParser) -> None:
+    """The options shared by `plan` and `compare MAP`: map geometry, cells, planning grid."""
+    group = parser.add_argument_group("map and grid options")
+    group.add_argument(
+        "--cells",
+        action="store_true",
+        help="--start/--goal are cell indices (x = column, y = row from the bottom), not metres",
+    )
+    group.add_argument(
+        "--resolution",
+        type=_positive,
+        metavar="R",
+        help="metres per pixel: plan on a bare PNG/PGM image instead of a map YAML",
+    )
+    group.add_argument(
+        "--origin",
+        action=_StoreValues,
+        type=finite,
+        display="X Y [YAW]",
+        low=2,
+        high=3,
+        help="with --resolution: world pose of the image's bottom-left corner (default 0 0 0)",
+    )
+    group.add_argument(
+        "--negate",
+        action="store_true",
+        help="with --resolution: dark pixels are free and light ones occupied",
+    )
+    group.add_argument(
+        "--tolerance",
+        type=_non_negative,
+        default=0.0,
+        metavar="M",
+        help="goal tolerance in metres: a blocked goal moves to the nearest reachable free cell "
+        "with |dx|, |dy| <= M (default 0)",
+    )
+    group.add_argument(
+        "--robot-radius",
+        type=_non_negative,
+        default=0.0,
+        metavar="M",
+        help="cells within this distance (m) of an obstacle are blocked (default 0)",
+    )
+    group.add_argument(
+        "--occupied-threshold",
+        type=_threshold,
+        default=65,
+        metavar="N",
+        help="a cell with value >= N is an obstacle (1..100, default 65)",
+    )
+    group.add_argument(
+        "--allow-unknown", action="store_true", help="unknown (-1) cells may be crossed"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argparse parser of `grid-planner` and its subcommands plan, puzzle and compare."""
+    parser = _Parser(
+        prog=PROG,
+        description=_wrap(
+            "Grid path planning and sliding-puzzle solving without ROS: BFS, DFS, A* "
+            "and more, with the evidence to compare them (length, nodes, frontier, time)."
+        ),
+        epilog="exit codes: 0 success, 1 no path / unsolvable / limit reached, 2 bad input",
+        formatter_class=_Formatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    plan_parser = commands.add_parser(
+        "plan",
+        help="plan a path on a map file",
+        description=_wrap(
+            "Plan a 4-connected path on a map_server YAML map, or on a bare PNG/PGM image "
+            "given --resolution. World metres by default, cell indices with --cells."
+        ),
+        epilog=f"example: {PROG} plan config/maps/tutorial_grid.yaml --cells --start 0 7 "
+        "--goal 9 0 --ascii",
+        formatter_class=_Formatter,
+    )
+    plan_parser.add_argument("map", metavar="MAP", help="map_server YAML, or PNG/PGM image")
+    plan_parser.add_argument(
+        "--start", type=finite, nargs=2, metavar=("X", "Y"), required=True, help="start point"
+    )
+    plan_parser.add_argument(
+        "--goal", type=finite, nargs=2, metavar=("X", "Y"), required=True, help="goal point"
+    )
+    plan_parser.add_argument("--algorithm", default="astar", metavar="A", help=GRID_ALGORITHM_HELP)
+    _add_map_options(plan_parser)
+    plan_parser.add_argument(
+        "--timeout",
+        type=_non_negative,
+        default=DEFAULT_PLAN_TIMEOUT,
+        metavar="S",
+        help=f"planning deadline in seconds, 0 for none (default {DEFAULT_PLAN_TIMEOUT:g})",
+    )
+    plan_parser.add_argument("--png", metavar="OUT.png", help="draw the map, search and path")
+    plan_parser.add_argument(
+        "--scale", type=_positive_count, metavar="PX", help="PNG pixels per cell (default: auto)"
+    )
+    plan_parser.add_argument("--ascii", action="store_true", help="print the map and the path")
+    plan_parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+    puzzle_parser = commands.add_parser(
+        "puzzle",
+        help="solve a sliding-tile puzzle",
+        description=_wrap(
+            "Solve a sliding-tile puzzle (8-puzzle, 15-puzzle, ...). The board is row-major "
+            "with 0 for the blank; moves name the blank's motion."
+        ),
+        epilog=f'example: {PROG} puzzle "8 6 7 2 5 4 3 0 1" --algorithm idastar '
+        "--heuristic linear_conflict",
+        formatter_class=_Formatter,
+    )
+    puzzle_parser.add_argument(
+        "board",
+        action=_StoreValues,
+        display="BOARD",
+        metavar="BOARD",
+        help='row-major tiles, 0 = blank, e.g. "1 2 3 4 0 6 7 5 8"',
+    )
+    puzzle_parser.add_argument(
+        "--goal",
+        action=_StoreValues,
+        display="BOARD",
+        help="goal board (default 1 2 ... n*n-1 0)",
+    )
+    puzzle_parser.add_argument(
+        "--algorithm", default="astar", metavar="A", help=", ".join(PUZZLE_ALGORITHMS)
+    )
+    puzzle_parser.add_argument(
+        "--heuristic", default="manhattan", metavar="H", help=", ".join(HEURISTICS)
+    )
+    _add_puzzle_limits(puzzle_parser, DEFAULT_PUZZLE_TIMEOUT, DEFAULT_PUZZLE_MAX_NODES)
+    puzzle_parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+    compare_parser = commands.add_parser(
+        "compare",
+        help="run every algorithm on one map or board",
+        description=_wrap(
+            "Run every algorithm on one problem and print a table: status, length, cost, "
+            "optimal, nodes expanded and generated, peak frontier, time. TARGET is a map file "
+            "(needs --start and --goal) or a board (informed algorithms run once per "
+            "heuristic). Each run has its own budget; a run that exhausts it shows "
+            "LIMIT_REACHED."
+        ),
+        epilog=f'examples: {PROG} compare "8 6 7 2 5 4 3 0 1" --png runs.png\n'
+        f"          {PROG} compare config/maps/tutorial_grid.yaml --cells --start 0 7 "
+        "--goal 9 0",
+        formatter_class=_Formatter,
+    )
+    compare_parser.add_argument(
+        "target",
+        action=_StoreValues,
+        display="TARGET",
+        metavar="TARGET",
+        help='a map file (.yaml, or an image with --resolution), or board tiles "1 2 3 ..."',
+    )
+    compare_parser.add_argument(
+        "--start", type=finite, nargs=2, metavar=("X", "Y"), help="map targets: start point"
+    )
+    compare_parser.add_argument(
+        "--goal",
+        action=_StoreValues,
+        display="X Y | BOARD",
+        help="map targets: goal point; boards: goal board (default 1 2 ... n*n-1 0)",
+    )
+    compare_parser.add_argument(
+        "--algorithms",
+        type=_name_list,
+        metavar="A,B",
+        help="comma-separated subset of the algorithms (default: all)",
+    )
+    compare_parser.add_argument(
+        "--heuristics",
+        type=_name_list,
+        metavar="H,K",
+        help="boards: heuristics for the informed algorithms (default: "
+        f"{','.join(CLASSIC_HEURISTICS)}; any of {','.join(HEURISTICS)})",
+    )
+    _add_map_options(compare_parser)
+    _add_puzzle_limits(compare_parser, DEFAULT_COMPARE_TIMEOUT, None)
+    compare_parser.add_argument(
+        "--png", metavar="OUT.png", help="bar chart of the nodes expanded per run (log scale)"
+    )
+    compare_parser.add_argument("--json", action="store_true", help="print a JSON list of runs")
+    return parser
+
+
+def _add_puzzle_limits(
+    parser: argparse.ArgumentParser, timeout: float, max_nodes: int | None
+) -> None:
+    group = parser.add_argument_group("limits (per run)")
+    group.add_argument(
+        "--timeout",
+        type=_non_negative,
+        default=timeout,
+        metavar="S",
+        help=f"seconds, 0 for no limit (default {timeout:g})",
+    )
+    nodes_default = (
+        f"{max_nodes:,}"
+        if max_nodes is not None
+        else f"{DEFAULT_COMPARE_PUZZLE_MAX_NODES:,} for boards, none for maps"
+    )
+    group.add_argument(
+        "--max-nodes",
+        type=_positive_count,
+        default=max_nodes,
+        metavar="N",
+        help=f"stop after N nodes expanded (default {nodes_default})",
+    )
+    group.add_argument(
+        "--max-depth",
+        type=_count,
+        default=0,
+        metavar="N",
+        help="puzzles: dfs/iddfs depth limit (default 0: the board's known diameter, 31 for 3x3)",
+    )
+
+
+def budget_from(timeout: float, max_nodes: int | None = None) -> Budget:
+    """A budget starting now; a timeout of 0 means no deadline."""
+    return Budget.from_timeout(timeout if timeout > 0 else None, max_nodes=max_nodes)

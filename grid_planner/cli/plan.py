@@ -1,0 +1,198 @@
+"""`grid-planner plan`: one path on a map file, as a summary, JSON, ASCII art or a PNG."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from grid_planner.search import Budget
+
+from .output import DFS_NOTE, EXIT_NO_RESULT, EXIT_OK, InputError, error_line, ms, print_json
+from .parser import budget_from
+
+if TYPE_CHECKING:
+    from grid_planner.grid import GridPlan, PlannerError, PlanningGrid
+
+# `grid_planner.grid` (and `render`, which needs it) is imported inside the commands: importing
+# it costs most of a second that `puzzle` has no use for.
+
+YAML_SUFFIXES = (".yaml", ".yml")
+IMAGE_SUFFIXES = (".png", ".pgm", ".ppm", ".pnm", ".bmp", ".gif", ".tif", ".tiff", ".jpg", ".jpeg")
+
+
+def load_grid(args: argparse.Namespace, map_file: str) -> PlanningGrid:
+    """The planning grid of MAP with the grid options; InputError("NO_MAP") if unusable."""
+    from grid_planner.grid import (
+        MapLoadError,
+        PlanningGrid,
+        UnsupportedMapError,
+        load_image_map,
+        load_map,
+    )
+
+    path = Path(map_file)
+    try:
+        if path.suffix.lower() in YAML_SUFFIXES:
+            if args.resolution is not None or args.origin is not None or args.negate:
+                raise InputError(
+                    f"--resolution, --origin and --negate describe a bare image; the map YAML "
+                    f"{path} sets its own resolution, origin and negate",
+                    "NO_MAP",
+                )
+            occupancy = load_map(path)
+        else:
+            if args.resolution is None:
+                raise InputError(
+                    f"{path} is not a map YAML (.yaml): to plan on a bare image give its cell "
+                    "size with --resolution R (metres per pixel) and optionally --origin X Y "
+                    "[YAW], or pass the map_server YAML instead",
+                    "NO_MAP",
+                )
+            origin = args.origin if args.origin is not None else (0.0, 0.0)
+            occupancy = load_image_map(path, args.resolution, origin, negate=args.negate)
+        return PlanningGrid(
+            occupancy,
+            occupied_threshold=args.occupied_threshold,
+            allow_unknown=args.allow_unknown,
+            robot_radius=args.robot_radius,
+        )
+    except (MapLoadError, UnsupportedMapError) as error:
+        raise InputError(str(error), "NO_MAP") from None
+    except ValueError as error:  # a grid parameter the option parsing let through
+        raise InputError(str(error)) from None
+
+
+def endpoint(values: Sequence[float], role: str, cells: bool) -> tuple[float, float]:
+    """--start/--goal as a point in metres, or (with --cells) as whole cell indices."""
+    if cells:
+        if not all(float(v).is_integer() for v in values):
+            raise InputError(
+                f"--{role} with --cells takes whole cell indices, got {values[0]:g} {values[1]:g}",
+                "INVALID_POSE",
+            )
+        return (int(values[0]), int(values[1]))
+    return (float(values[0]), float(values[1]))
+
+
+def run_grid_plan(
+    grid: PlanningGrid,
+    args: argparse.Namespace,
+    algorithm: str,
+    start: tuple[float, float],
+    goal: tuple[float, float],
+    budget: Budget,
+    record_expanded: bool = False,
+) -> GridPlan:
+    """One plan with the command's options, between cells or world points."""
+    from grid_planner.grid import plan, plan_world
+
+    options = {"tolerance": args.tolerance, "budget": budget, "record_expanded": record_expanded}
+    if args.cells:
+        return plan(grid, start, goal, algorithm, **options)
+    return plan_world(grid, start, goal, algorithm, **options)
+
+
+def report_plan_failure(args: argparse.Namespace, error: PlannerError, algorithm: str) -> int:
+    """Print a refused or failed plan (JSON or one line); returns the exit code."""
+    from grid_planner.grid import failure_report
+
+    if args.json:
+        print_json(
+            {**failure_report(error, algorithm).to_dict(), "error_code": error.error_code,
+             "path": [], "poses": []}
+        )
+    else:
+        searched = ""
+        if error.result is not None and "nodes expanded" not in str(error):
+            searched = f" ({error.result.nodes_expanded:,} nodes expanded)"
+        error_line(f"{error.code_name}: {error}{searched}")
+    return EXIT_NO_RESULT
+
+
+def _describe_point(grid: PlanningGrid, cell: tuple[int, int]) -> str:
+    from grid_planner.grid.targets import describe_cell
+
+    return describe_cell(grid, grid.cell_index(*cell))
+
+
+def _plan_summary(grid: PlanningGrid, found: GridPlan, map_file: str) -> str:
+    from grid_planner.grid import algorithm_info
+
+    if found.optimal:
+        quality = "optimal (no shorter path exists)"
+    elif found.algorithm == "dfs":
+        quality = f"NOT optimal: {DFS_NOTE}"
+    else:
+        quality = "not guaranteed to be the shortest"
+    lines = [
+        f"Path found by {found.algorithm}: {found.length} steps ({found.length_m:.3f} m), "
+        f"{quality}.",
+        f"  algorithm: {found.algorithm}: {algorithm_info(found.algorithm).description}"
+        + (f", {found.heuristic} heuristic" if found.heuristic else ""),
+        f"  map:       {map_file}, {grid.width} x {grid.height} cells of {grid.resolution:g} m",
+        f"  start:     {_describe_point(grid, found.start_cell)}",
+        f"  goal:      {_describe_point(grid, found.goal_cell)}",
+    ]
+    if found.goal_adjusted:
+        requested = found.requested_goal_cell
+        why = "is blocked" if grid.is_blocked(*requested) else "cannot be reached"
+        lines.append(
+            f"  goal moved by the tolerance ({found.goal_cell[0] - requested[0]:+d}, "
+            f"{found.goal_cell[1] - requested[1]:+d} cells): the requested "
+            f"{_describe_point(grid, requested)} {why}"
+        )
+    lines += [
+        f"  path:      {found.length + 1} cells, {found.length} steps, {found.length_m:.3f} m",
+        f"  nodes:     {found.nodes_expanded:,} expanded, {found.nodes_generated:,} generated, "
+        f"peak frontier {found.max_frontier:,}",
+        f"  time:      {ms(found.elapsed)} (the search alone, {found.backend} backend)",
+    ]
+    return "\n".join(lines)
+
+
+def run_plan(args: argparse.Namespace) -> int:
+    """`grid-planner plan`: one path on a map; exit 0 found, 1 no path, 2 bad input."""
+    from grid_planner import render
+    from grid_planner.grid import InvalidPlanner, PlannerError, algorithm_info, warm_up
+
+    algorithm = args.algorithm
+    try:
+        algorithm_info(algorithm)
+    except InvalidPlanner as error:
+        raise InputError(str(error), error.code_name) from None
+    start = endpoint(args.start, "start", args.cells)
+    goal = endpoint(args.goal, "goal", args.cells)
+    grid = load_grid(args, args.map)
+    warm_up()  # compile or load the kernels now, so planning_time is the search alone
+    try:
+        found = run_grid_plan(
+            grid, args, algorithm, start, goal, budget_from(args.timeout), bool(args.png)
+        )
+    except PlannerError as error:
+        return report_plan_failure(args, error, algorithm)
+    except ValueError as error:  # e.g. a non-finite pose that slipped through
+        raise InputError(str(error), "INVALID_POSE") from None
+
+    drawing = render.plan_ascii(grid, found) if args.ascii else None
+    if args.png:
+        try:
+            size = render.plan_png(grid, found, args.png, scale=args.scale)
+        except (OSError, ValueError) as error:
+            raise InputError(f"cannot write {args.png}: {error}") from None
+    if args.json:
+        answer = {**found.summary(), "error_code": 0, "goal_adjusted": found.goal_adjusted}
+        if drawing is not None:
+            answer["ascii"] = drawing
+        if args.png:
+            answer["png"] = str(args.png)
+        print_json(answer)
+        return EXIT_OK
+    print(_plan_summary(grid, found, args.map))
+    if args.png:
+        print(f"  picture:   {args.png} ({size[0]} x {size[1]} px)")
+    if drawing is not None:
+        print()
+        print(drawing)
+    return EXIT_OK

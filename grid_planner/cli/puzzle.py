@@ -1,0 +1,69 @@
+"""`grid-planner puzzle`: solve one sliding-tile board and show every move."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from grid_planner.puzzle import PuzzleOutcome, PuzzleStatus, format_board, solve
+
+from .output import EXIT_BAD_INPUT, EXIT_NO_RESULT, EXIT_OK, error_line, ms, print_json
+from .parser import budget_from
+
+
+def joined(values: Sequence[str] | None) -> str | None:
+    """Command-line tokens as one board text (None when absent)."""
+    return " ".join(values) if values else None
+
+
+def _solution_text(outcome: PuzzleOutcome) -> str:
+    name = outcome.algorithm + (f" with {outcome.heuristic}" if outcome.heuristic else "")
+    if outcome.optimal:
+        quality = "optimal: no shorter solution exists"
+    elif outcome.algorithm == "dfs":
+        quality = "not optimal: depth-first solutions are valid but usually far from the shortest"
+    else:
+        quality = "not guaranteed to be the shortest"
+    lines = [
+        f"{name}: solved in {outcome.length} moves ({quality})",
+        f"moves of the blank: {' '.join(outcome.moves) if outcome.moves else '(none)'}",
+        "",
+    ]
+    boards = outcome.boards()
+    for step, board in enumerate(boards):
+        lines.append("start" if step == 0 else f"move {step}: {outcome.moves[step - 1]}")
+        lines.append(format_board(board, outcome.side))
+        lines.append("")
+    lines.append(
+        f"length {outcome.length} moves; optimal {'yes' if outcome.optimal else 'no'}; "
+        f"nodes expanded {outcome.nodes_expanded:,}, generated {outcome.nodes_generated:,}; "
+        f"peak frontier {outcome.max_frontier:,}; time {ms(outcome.planning_time)}"
+    )
+    return "\n".join(lines)
+
+
+def run_puzzle(args: argparse.Namespace) -> int:
+    """`grid-planner puzzle`: exit 0 solved, 1 unsolvable or limit reached, 2 invalid input."""
+    outcome = solve(
+        joined(args.board),
+        joined(args.goal),
+        args.algorithm,
+        args.heuristic,
+        args.max_depth,
+        budget_from(args.timeout, args.max_nodes),
+    )
+    if args.json:
+        print_json(outcome.to_dict())
+    if outcome.status in (PuzzleStatus.INVALID_BOARD, PuzzleStatus.INVALID_REQUEST):
+        error_line(f"{outcome.status.name}: {outcome.message}")
+        return EXIT_BAD_INPUT
+    if not outcome.success:
+        if not args.json:
+            searched = ""
+            if outcome.result is not None and "nodes expanded" not in outcome.message:
+                searched = f" ({outcome.nodes_expanded:,} nodes expanded)"
+            error_line(f"{outcome.status.name}: {outcome.message}{searched}")
+        return EXIT_NO_RESULT
+    if not args.json:
+        print(_solution_text(outcome))
+    return EXIT_OK

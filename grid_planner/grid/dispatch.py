@@ -1,0 +1,162 @@
+"""One search on the grid, dispatched through the algorithm registry: compiled or reference.
+
+An algorithm whose registry entry names a grid kernel family runs compiled (`kernels`) when
+numba is available and the backend allows it; every other case runs the algorithm's reference
+implementation from `grid_planner.search` on a `GridProblem`. Both give the same SearchResult
+fields, counted the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from grid_planner.jit.backend import resolve_backend
+from grid_planner.search._support import effective_depth_limit
+from grid_planner.search.registry import GRID, AlgorithmInfo, domain_algorithms, offered
+from grid_planner.search.result import Budget, SearchResult, SearchStatus
+
+from .errors import InvalidPlanner
+from .kernels import SearchBuffers, run_search
+from .planning_grid import PlanningGrid
+from .problem import GridProblem
+
+DEFAULT_ALGORITHM = "astar"
+GRID_FALLBACK = (
+    "grid planning uses the pure-Python reference algorithms, which are much slower on large maps"
+)
+
+_DIRECTION_NAMES = np.array(["east", "north", "west", "south"], dtype=object)
+
+
+class GridSearch(NamedTuple):
+    """What `search_grid` found: the result, the path and expanded cells (flat indices, or
+    None), and the backend that ran ("numba" or "reference")."""
+
+    result: SearchResult
+    path: np.ndarray | None
+    expanded: np.ndarray | None
+    backend: str
+
+
+def algorithm_info(algorithm: str) -> AlgorithmInfo:
+    """The registry entry of grid algorithm `algorithm`; InvalidPlanner for an unknown name."""
+    info = offered(GRID, algorithm)
+    if info is None:
+        raise InvalidPlanner(
+            f"unknown grid algorithm {algorithm!r}; choose one of "
+            f"{', '.join(domain_algorithms(GRID))}"
+        )
+    return info
+
+
+def _actions(path: np.ndarray) -> list[str]:
+    """The direction names of the steps of a flat index path (shared str objects: cheap)."""
+    steps = np.diff(path)
+    codes = np.where(steps == 1, 0, np.where(steps == -1, 2, np.where(steps > 0, 1, 3)))
+    return _DIRECTION_NAMES[codes].tolist()
+
+
+def search_grid(
+    grid: PlanningGrid,
+    start: int,
+    targets: Sequence[int] | np.ndarray,
+    algorithm: str = DEFAULT_ALGORITHM,
+    *,
+    budget: Budget | None = None,
+    depth_limit: int | None = None,
+    record_expanded: bool = False,
+    backend: str = "auto",
+) -> GridSearch:
+    """One search from flat cell `start` to the nearest of `targets`, with no pre-checks.
+
+    The result's algorithm is `algorithm` as given (a name or an alias). `depth_limit` (or
+    the budget's max_depth) applies to algorithms that take one. The caller makes sure `start`
+    is not lethal. `plan` is the checked entry point; this one exists for benchmarks and for
+    tests that compare the kernels with the reference algorithms.
+    """
+    info = algorithm_info(algorithm)
+    used = resolve_backend(backend, info.kernel(GRID) is not None, GRID_FALLBACK)
+    depth = effective_depth_limit(depth_limit, budget) if info.depth_option else None
+    target_array = np.asarray(targets, dtype=np.int64).reshape(-1)
+    if used == "reference":
+        result, expanded_list = _reference_search(
+            grid, info, int(start), target_array, budget, depth
+        )
+        result.algorithm = algorithm
+        path = np.asarray(result.states, dtype=np.int64) if result.solved else None
+        expanded = np.asarray(expanded_list, dtype=np.int64) if record_expanded else None
+        return GridSearch(result, path, expanded, used)
+
+    buffers: SearchBuffers = grid.buffers
+    with buffers.lock:
+        outcome = run_search(
+            algorithm,
+            grid.padded_clearance,
+            grid.width,
+            grid.height,
+            buffers,
+            int(start),
+            target_array,
+            budget=budget,
+            depth_limit=depth,
+        )
+        expanded = buffers.expanded_indices() if record_expanded else None
+    path = outcome.path
+    result = SearchResult(
+        algorithm=algorithm,
+        status=outcome.status,
+        states=path.tolist() if path is not None else [],
+        actions=_actions(path) if path is not None else [],
+        cost=float(path.size - 1) if path is not None else 0.0,
+        nodes_expanded=outcome.nodes_expanded,
+        nodes_generated=outcome.nodes_generated,
+        max_frontier=outcome.max_frontier,
+        elapsed=outcome.elapsed,
+        optimal=info.optimal and outcome.status is SearchStatus.SOLVED,
+        limit=outcome.limit,
+    )
+    return GridSearch(result, path, expanded, used)
+
+
+def _reference_search(
+    grid: PlanningGrid,
+    info: AlgorithmInfo,
+    start: int,
+    targets: np.ndarray,
+    budget: Budget | None,
+    depth: int | None,
+) -> tuple[SearchResult, list[int]]:
+    goals = [int(t) for t in targets]
+    options = {info.depth_option: depth} if info.depth_option else {}
+    if not info.reversible:
+        problem = GridProblem(grid, start, goals, record_expanded=True)
+        return info(problem, budget, **options), problem.expanded
+
+    # A reversible search needs one goal state: run it towards each equally near target and
+    # keep the shortest path (ties: the first target in index order).
+    best: SearchResult | None = None
+    run: SearchResult | None = None
+    expanded: list[int] = []
+    totals = [0, 0, 0, 0.0]
+    for goal in goals:
+        problem = GridProblem(grid, start, [goal], record_expanded=True)
+        run = info(problem, budget, **options)
+        expanded.extend(problem.expanded)
+        totals[0] += run.nodes_expanded
+        totals[1] += run.nodes_generated
+        totals[2] = max(totals[2], run.max_frontier)
+        totals[3] += run.elapsed
+        if run.status is SearchStatus.LIMIT_REACHED:
+            best = run
+            break
+        if run.solved and (best is None or run.length < best.length):
+            best = run
+    if best is None:
+        best = run
+    assert best is not None  # goals is never empty
+    best.nodes_expanded, best.nodes_generated = int(totals[0]), int(totals[1])
+    best.max_frontier, best.elapsed = int(totals[2]), float(totals[3])
+    return best, expanded

@@ -1,0 +1,134 @@
+"""The depth-first kernel family: DFS with an explicit stack, optionally depth-limited."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from grid_planner.jit import driver, njit
+from grid_planner.search.result import LimitKind
+
+from .layout import CLOSED, DEPTH_PRUNED, FRONTIER_END, entry_floor, is_target
+from .query import GridKernel, GridQuery
+
+
+@njit(cache=True, nogil=True)
+def dfs_kernel(
+    clearance,
+    row,
+    targets,
+    depth_limit,
+    stamp,
+    g,
+    base,
+    stack_cell,
+    stack_step,
+    state,
+    max_expansions,
+):
+    """Depth-first graph search with an explicit stack of (cell, direction it was reached by).
+
+    A cell is closed when it is popped and the first neighbour in the fixed order is explored
+    first, which visits cells in the same order as recursive DFS. With `depth_limit >= 0` a
+    cell at that depth is goal-tested but not expanded, and a closed cell is entered again
+    when reached at a shallower depth (it then has more depth left), so no solution within the
+    limit is missed. A cell pruned by the limit sets the DEPTH_PRUNED flag. Only a limited
+    search keeps depths in `g`. The start's direction is -1.
+    """
+    size = state[FRONTIER_END]
+    expanded = state[driver.EXPANDED]
+    generated = state[driver.GENERATED]
+    max_frontier = state[driver.MAX_FRONTIER]
+    pruned = state[DEPTH_PRUNED]
+    capacity = stack_cell.shape[0]
+    first = targets[0]
+    several = targets.shape[0] > 1
+    limited = depth_limit >= 0
+    offsets = (1, row, -1, -row)
+    status = driver.EXHAUSTED
+    done = 0
+    depth = 0
+    while True:
+        if size == 0:
+            status = driver.EXHAUSTED
+            break
+        if done >= max_expansions:
+            status = driver.PAUSED
+            break
+        if size + 4 > capacity:
+            status = driver.GROW
+            break
+        size -= 1
+        cell = np.int64(stack_cell[size])
+        step = stack_step[size]
+        if limited:
+            depth = 0 if step < 0 else g[cell - offsets[step]] + 1
+            # Seen before in this query (>= base): skip, unless now reached shallower.
+            if stamp[cell] >= base and depth >= g[cell]:
+                continue
+            g[cell] = depth
+        elif stamp[cell] >= base:
+            continue
+        reached = base + max(step, 0)
+        if cell == first or (several and is_target(cell, targets)):
+            stamp[cell] = reached
+            state[driver.FOUND] = cell
+            status = driver.SOLVED
+            break
+        if limited and depth >= depth_limit:
+            stamp[cell] = reached
+            pruned = 1
+            continue
+        stamp[cell] = reached + CLOSED
+        expanded += 1
+        done += 1
+        floor = entry_floor(clearance[cell])
+        # Pushed in reverse order so that east is popped (explored) first.
+        for k in range(3, -1, -1):
+            nxt = cell + offsets[k]
+            if clearance[nxt] <= floor:
+                continue
+            generated += 1
+            if stamp[nxt] >= base and (not limited or depth + 1 >= g[nxt]):
+                continue
+            stack_cell[size] = nxt
+            stack_step[size] = k
+            size += 1
+        if size > max_frontier:
+            max_frontier = size
+    state[FRONTIER_END] = size
+    state[DEPTH_PRUNED] = pruned
+    driver.save_counters(state, expanded, generated, max_frontier)
+    return status
+
+
+class DepthFirst(GridKernel):
+    """DFS: the start on the stack, marked only when popped (as every cell is)."""
+
+    kernel = dfs_kernel
+
+    def __init__(self, query: GridQuery) -> None:
+        super().__init__(query)
+        query.buffers.frontier_cell[0] = query.start
+        query.buffers.frontier_step[0] = -1
+
+    def step(self, allowed: int) -> int:
+        """One call of the DFS kernel."""
+        query = self.query
+        buffers = query.buffers
+        return dfs_kernel(
+            query.clearance,
+            query.row,
+            query.targets,
+            query.depth_limit,
+            buffers.stamp,
+            buffers.g,
+            query.base,
+            buffers.frontier_cell,
+            buffers.frontier_step,
+            self.state,
+            allowed,
+        )
+
+    def exhausted_limit(self) -> LimitKind | None:
+        """MAX_DEPTH when the depth limit cut cells: a path may lie beyond it."""
+        return LimitKind.MAX_DEPTH if self.state[DEPTH_PRUNED] else None

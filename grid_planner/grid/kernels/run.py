@@ -1,0 +1,112 @@
+"""One compiled grid search: the kernel families by name, and `run_search` that drives one.
+
+A family is a module with a numba kernel and its `GridKernel` wrapper (seeding, one step,
+growing); the registry (`grid_planner.search.registry`) names the family that runs each
+algorithm on the grid, and FAMILIES below maps that name to the wrapper: adding a family is a
+module and one entry here.
+
+Counting follows `grid_planner.search`: `nodes_expanded` are cells whose neighbours were
+generated; `nodes_generated` every allowed neighbour produced, duplicates included, plus the
+start; `max_frontier` the peak heap (stale entries included), queue, or DFS stack (the
+reference DFS reports its path depth instead, as it keeps lazy iterators, not a stack).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from grid_planner.jit import driver
+from grid_planner.search.registry import GRID, lookup
+from grid_planner.search.result import Budget, LimitKind, SearchStatus
+
+from .best_first import BestFirst
+from .breadth_first import BreadthFirst
+from .buffers import SearchBuffers, trace_path
+from .depth_first import DepthFirst
+from .layout import FRONTIER_END, from_padded, pad_clearance, to_padded
+from .query import GridKernel, GridQuery
+
+# Expansions per kernel call between two budget checks (about a millisecond).
+CHUNK_EXPANSIONS = 1 << 15
+
+FAMILIES: dict[str, type[GridKernel]] = {
+    "best_first": BestFirst,
+    "breadth_first": BreadthFirst,
+    "depth_first": DepthFirst,
+}
+
+
+@dataclass
+class KernelOutcome:
+    """What one kernel search ended with; `path` (map indices) is set when it found a target."""
+
+    status: SearchStatus
+    path: np.ndarray | None
+    nodes_expanded: int
+    nodes_generated: int
+    max_frontier: int
+    elapsed: float
+    limit: LimitKind | None = None
+
+
+def run_search(
+    algorithm: str,
+    clearance: np.ndarray,
+    width: int,
+    height: int,
+    buffers: SearchBuffers,
+    start: int,
+    targets: np.ndarray,
+    budget: Budget | None = None,
+    depth_limit: int | None = None,
+    chunk: int = CHUNK_EXPANSIONS,
+) -> KernelOutcome:
+    """Run one compiled search from map cell `start` to the nearest of map cells `targets`.
+
+    `clearance` is either the map's flat clearance or, so that a query touches only the cells
+    it searches, its `pad_clearance` copy (the planner passes PlanningGrid's); a map-sized one
+    is padded here, at O(map area) per call. The caller holds `buffers.lock` and checks that
+    `start` is not lethal. The budget (node count, cancel event, deadline) is checked before
+    every chunk of `chunk` expansions. `depth_limit` applies to depth-first search.
+    """
+    info = lookup(algorithm)
+    family = None if info is None else info.kernel(GRID)
+    if family is None:
+        raise ValueError(f"no compiled kernel for {algorithm!r}")
+    began = time.perf_counter()
+    padded_count = (width + 2) * (height + 2)
+    if clearance.shape[0] != padded_count:
+        clearance = pad_clearance(clearance, width, height)
+    row = width + 2
+    buffers.reserve(padded_count)
+    buffers.width = width
+    base = buffers.next_generation()
+    targets = to_padded(np.asarray(targets, dtype=np.int64), width)
+    start = to_padded(int(start), width)
+    if (targets == start).any():
+        path = np.array([from_padded(start, width)], dtype=np.int64)
+        return KernelOutcome(SearchStatus.SOLVED, path, 0, 1, 1, 0.0)
+    target_y = targets // row
+    target_x = targets - target_y * row
+    state = driver.reset_state(buffers.state)
+    state[FRONTIER_END] = 1
+    query = GridQuery(
+        clearance, row, buffers, base, start, targets, target_x, target_y, info.informed,
+        -1 if depth_limit is None else int(depth_limit),
+    )
+    ended = driver.run(FAMILIES[family](query), budget, chunk)
+    path = None
+    if ended.status is SearchStatus.SOLVED:
+        path = trace_path(buffers.stamp, width, start, np.int64(ended.found))
+    return KernelOutcome(
+        status=ended.status,
+        path=path,
+        nodes_expanded=ended.nodes_expanded,
+        nodes_generated=ended.nodes_generated,
+        max_frontier=ended.max_frontier,
+        elapsed=time.perf_counter() - began,
+        limit=ended.limit,
+    )

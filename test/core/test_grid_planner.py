@@ -1,0 +1,566 @@
+"""The planning API: the tutorial grid, failures, tolerance, inflated starts, budgets, buffers."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from draw_maps import TUTORIAL_GOAL_CELL, TUTORIAL_START_CELL
+from grid_fixtures import (
+    BACKEND_PARAMS,
+    BACKENDS,
+    GRID_ALGORITHMS,
+    BruteForceRules,
+    assert_valid_path,
+    build,
+    kernel,
+    needs_compilation,
+    needs_numba,
+    tutorial_map,
+)
+from shared_data import shared_path
+
+import grid_planner
+from grid_planner import jit
+from grid_planner.grid import (
+    MAX_SANE_PATH_POSES,
+    GoalOccupied,
+    GoalOutsideMap,
+    InvalidPlanner,
+    NoValidPathFound,
+    OccupancyMap,
+    PlannerCancelled,
+    PlannerError,
+    PlannerTimedOut,
+    PlanningGrid,
+    StartOccupied,
+    StartOutsideMap,
+    algorithm_info,
+    kernels,
+    load_map,
+    plan,
+    plan_world,
+    search_grid,
+    targets,
+)
+from grid_planner.grid.kernels import SearchBuffers, run_search
+from grid_planner.jit import backend as backend_module
+from grid_planner.jit.backend import BackendError
+from grid_planner.search import Budget, LimitKind, SearchStatus
+
+pytestmark = kernel
+
+ALL = sorted(GRID_ALGORITHMS)
+
+
+def open_grid(width: int, height: int, **kwargs) -> PlanningGrid:
+    return PlanningGrid(OccupancyMap.from_rows(np.zeros((height, width), dtype=np.int8)), **kwargs)
+
+
+# --- the tutorial grid ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", BACKEND_PARAMS)
+@pytest.mark.parametrize("algorithm", ALL)
+def test_tutorial_grid_paths_are_valid_and_the_optimal_ones_have_16_steps(algorithm, backend):
+    occupancy = tutorial_map()
+    grid = PlanningGrid(occupancy)
+    found = plan(grid, TUTORIAL_START_CELL, TUTORIAL_GOAL_CELL, algorithm, backend=backend)
+    rules = BruteForceRules(occupancy.grid2d())
+    assert_valid_path(rules, found.cells, TUTORIAL_START_CELL, TUTORIAL_GOAL_CELL)
+    if algorithm_info(algorithm).optimal:
+        assert found.length == 16
+        assert found.optimal
+    else:
+        assert found.length >= 16
+        assert not found.optimal
+    assert found.length_m == found.length * 1.0
+    assert found.result.solved and found.result.length == found.length
+    assert found.result.states == found.indices.tolist()
+    assert found.nodes_expanded > 0 and found.nodes_generated > found.nodes_expanded // 2
+    assert found.max_frontier >= 1 and found.elapsed >= 0.0
+
+
+def test_shipped_tutorial_yaml_gives_length_16():
+    grid = PlanningGrid(load_map(Path(__file__).parents[2] / "config/maps/tutorial_grid.yaml"))
+    assert plan(grid, (0, 7), (9, 0), "bfs").length == 16
+    assert plan(grid, (0, 7), (9, 0), "astar").length == 16
+    # In world metres: cell centres at (0.5, 7.5) and (9.5, 0.5).
+    found = plan_world(grid, (0.5, 7.5), (9.2, 0.9))
+    assert found.length == 16
+    assert found.poses[0].tolist() == [0.5, 7.5]
+    assert found.poses[-1].tolist() == [9.5, 0.5]
+
+
+@needs_numba
+def test_kernel_bfs_and_dfs_paths_are_identical_to_the_reference_ones():
+    grid = PlanningGrid(tutorial_map())
+    for algorithm in ("bfs", "dfs"):
+        fast = plan(grid, (0, 7), (9, 0), algorithm, backend="numba")
+        slow = plan(grid, (0, 7), (9, 0), algorithm, backend="reference")
+        assert fast.cells == slow.cells
+        assert fast.result.actions == slow.result.actions
+        assert fast.nodes_expanded == slow.nodes_expanded
+
+
+def test_actions_name_the_directions():
+    grid = open_grid(3, 3)
+    found = plan(grid, (0, 0), (1, 1), "bfs")
+    assert found.result.actions == ["east", "north"]
+
+
+def test_start_equal_to_goal_gives_a_one_cell_path():
+    for algorithm in ALL:
+        found = plan(open_grid(3, 3), (1, 1), (1, 1), algorithm)
+        assert found.cells == [(1, 1)]
+        assert found.length == 0 and found.poses.shape == (1, 2)
+
+
+def test_summary_has_the_cli_json_fields():
+    grid = PlanningGrid(tutorial_map())
+    summary = plan(grid, (0, 7), (9, 0)).summary()
+    for key in ("status", "length", "nodes_expanded", "nodes_generated", "planning_time"):
+        assert key in summary
+    assert summary["path"][0] == [0, 7] and summary["path"][-1] == [9, 0]
+    assert summary["poses"][0] == [0.5, 7.5]
+    assert summary["length"] == 16
+
+
+# --- failures ---------------------------------------------------------------------------------
+
+
+def test_unknown_algorithm_raises_invalid_planner_listing_the_choices():
+    with pytest.raises(InvalidPlanner, match="astar") as caught:
+        plan(open_grid(2, 2), (0, 0), (1, 1), "teleport")
+    assert caught.value.error_code == 201
+
+
+@pytest.mark.parametrize(
+    ("start", "goal", "error", "code"),
+    [((-1, 0), (1, 1), StartOutsideMap, 203), ((0, 0), (2, 0), GoalOutsideMap, 204)],
+)
+def test_cells_outside_the_map_are_reported(start, goal, error, code):
+    with pytest.raises(error) as caught:
+        plan(open_grid(2, 2), start, goal)
+    assert caught.value.error_code == code
+    assert "outside" in str(caught.value)
+
+
+def test_world_points_outside_the_map_name_their_coordinates():
+    grid = PlanningGrid(
+        OccupancyMap.from_rows(np.zeros((4, 4)), resolution=0.5, origin=(-1, -1, 0))
+    )
+    with pytest.raises(StartOutsideMap, match=r"\(-1\.100, 0\.000\) m"):
+        plan_world(grid, (-1.1, 0.0), (0.0, 0.0))
+    with pytest.raises(GoalOutsideMap, match=r"\(1\.000, 0\.000\) m"):
+        plan_world(grid, (0.0, 0.0), (1.0, 0.0))
+    with pytest.raises(ValueError, match="finite"):
+        plan_world(grid, (float("nan"), 0.0), (0.0, 0.0))
+
+
+def test_lethal_start_raises_start_occupied_naming_cell_and_world_point():
+    grid = PlanningGrid(tutorial_map())
+    with pytest.raises(StartOccupied) as caught:
+        plan(grid, (7, 7), (0, 0))
+    assert "cell (7, 7)" in str(caught.value) and "(7.500, 7.500) m" in str(caught.value)
+    assert caught.value.error_code == 205
+
+
+def test_unknown_start_is_lethal_unless_unknown_is_allowed():
+    occupancy = OccupancyMap.from_rows([[-1, 0, 0]])
+    with pytest.raises(StartOccupied, match="unknown"):
+        plan(PlanningGrid(occupancy), (0, 0), (2, 0))
+    assert plan(PlanningGrid(occupancy, allow_unknown=True), (0, 0), (2, 0)).length == 2
+
+
+def test_blocked_goal_with_zero_tolerance_raises_goal_occupied():
+    grid = PlanningGrid(tutorial_map())
+    with pytest.raises(GoalOccupied) as caught:
+        plan(grid, (0, 7), (7, 7))
+    assert caught.value.error_code == 206
+    assert "cell (7, 7)" in str(caught.value) and "tolerance is 0" in str(caught.value)
+
+
+def test_inflated_goal_is_blocked_too():
+    values = np.zeros((1, 6), dtype=np.int8)
+    values[0, 5] = 100
+    grid = PlanningGrid(OccupancyMap.from_rows(values), robot_radius=1.0)
+    with pytest.raises(GoalOccupied, match="inflated"):
+        plan(grid, (0, 0), (4, 0))
+
+
+def test_unreachable_goal_raises_no_valid_path_without_searching():
+    values = np.zeros((3, 5), dtype=np.int8)
+    values[:, 2] = 100
+    grid = PlanningGrid(OccupancyMap.from_rows(values))
+    for algorithm in ALL:
+        with pytest.raises(NoValidPathFound, match="not connected") as caught:
+            plan(grid, (0, 0), (4, 2), algorithm)
+        assert caught.value.error_code == 208
+        assert caught.value.nodes_expanded == 0
+
+
+def test_every_planner_error_is_a_planner_error():
+    errors = (InvalidPlanner, StartOutsideMap, GoalOutsideMap, StartOccupied, GoalOccupied)
+    errors += (PlannerTimedOut, NoValidPathFound, PlannerCancelled)
+    assert all(issubclass(error, PlannerError) for error in errors)
+    assert sorted(error.error_code for error in errors) == [200, 201, 203, 204, 205, 206, 207, 208]
+
+
+# --- goal tolerance ---------------------------------------------------------------------------
+
+
+def tolerance_grid() -> PlanningGrid:
+    # Printed top row first. The goal (3, 2) sits inside a block of obstacles.
+    rows = [
+        "0 0 0 0 0 0 0",
+        "0 0 1 1 1 0 0",
+        "0 0 1 1 1 0 0",
+        "0 0 1 1 1 0 0",
+        "0 0 0 0 0 0 0",
+    ]
+    values = np.array([[int(v) * 100 for v in row.split()] for row in rows], dtype=np.int8)
+    return PlanningGrid(OccupancyMap.from_rows(values, resolution=0.5))
+
+
+def test_tolerance_plans_to_the_nearest_reachable_free_cell_in_the_window():
+    grid = tolerance_grid()
+    with pytest.raises(GoalOccupied):
+        plan(grid, (0, 2), (3, 2))
+    # One cell (0.5 m) is not enough: the window's cells at distance 1 are all obstacles...
+    with pytest.raises(NoValidPathFound, match="tolerance window of 1 cells"):
+        plan(grid, (0, 2), (3, 2), tolerance=0.5)
+    # ...two cells reach the free ring; the nearest (distance 2) are (1,2), (5,2), (3,0), (3,4);
+    # from the start (0, 2) the shortest path goes to (1, 2).
+    for algorithm in ALL:
+        found = plan(grid, (0, 2), (3, 2), algorithm, tolerance=1.0)
+        if algorithm_info(algorithm).optimal:
+            assert found.goal_cell == (1, 2)
+        else:
+            assert found.goal_cell in {(1, 2), (5, 2), (3, 0), (3, 4)}
+        assert found.requested_goal_cell == (3, 2) and found.goal_adjusted
+    assert plan(grid, (6, 2), (3, 2), tolerance_cells=2).goal_cell == (5, 2)
+    assert plan(grid, (3, 0), (3, 2), tolerance_cells=2).goal_cell == (3, 0)
+
+
+def test_tolerance_ties_go_to_the_cell_with_the_shortest_path():
+    grid = tolerance_grid()
+    found = plan(grid, (6, 4), (3, 2), "astar", tolerance_cells=2)
+    # (5, 2) and (3, 4) are both 2 cells from the goal; (3, 4) is 3 steps away, (5, 2) is 3 too;
+    # whichever is chosen, no other candidate is nearer by path.
+    assert found.goal_cell in {(5, 2), (3, 4)}
+    assert found.length == 3
+
+
+def test_tolerance_skips_window_cells_the_start_cannot_reach():
+    values = np.zeros((3, 7), dtype=np.int8)
+    values[:, 3] = 100  # a wall; the goal is on it
+    grid = PlanningGrid(OccupancyMap.from_rows(values))
+    found = plan(grid, (0, 1), (3, 1), tolerance_cells=1)
+    assert found.goal_cell == (2, 1)
+    found = plan(grid, (6, 1), (3, 1), tolerance_cells=1)
+    assert found.goal_cell == (4, 1)
+
+
+def test_a_free_but_unreachable_goal_with_tolerance_goes_to_the_nearest_reachable_cell():
+    values = np.zeros((3, 7), dtype=np.int8)
+    values[:, 3] = 100
+    grid = PlanningGrid(OccupancyMap.from_rows(values))
+    found = plan(grid, (0, 1), (4, 1), tolerance_cells=2)
+    assert found.goal_cell == (2, 1)
+    with pytest.raises(NoValidPathFound):
+        plan(grid, (0, 1), (5, 1), tolerance_cells=2)
+
+
+def test_tolerance_in_metres_rounds_down_to_whole_cells_with_float_slack():
+    assert targets.tolerance_window_cells(0.15, 0.05) == 3
+    assert targets.tolerance_window_cells(0.149, 0.05) == 2
+    assert targets.tolerance_window_cells(0.0, 0.05) == 0
+    with pytest.raises(ValueError):
+        targets.tolerance_window_cells(-0.1, 0.05)
+
+
+# --- the inflated band ------------------------------------------------------------------------
+
+
+def band_grid(radius: float = 2.0) -> PlanningGrid:
+    values = np.zeros((9, 12), dtype=np.int8)
+    values[:, 0] = 100  # a wall along the left edge
+    return PlanningGrid(OccupancyMap.from_rows(values, top_row_first=False), robot_radius=radius)
+
+
+def test_a_start_in_the_inflated_band_may_leave_it():
+    grid = band_grid()
+    assert grid.inflated_mask[4 * 12 + 1]
+    for algorithm in ALL:
+        found = plan(grid, (1, 4), (8, 4), algorithm)
+        rules = BruteForceRules(grid.map.grid2d(), radius_cells=2.0)
+        assert_valid_path(rules, found.cells, (1, 4), (8, 4))
+        if algorithm_info(algorithm).optimal:
+            assert found.length == 7
+
+
+def test_a_path_never_runs_along_the_band_it_started_in():
+    grid = band_grid()
+    found = plan(grid, (1, 0), (3, 8), "astar")
+    inside = [cell for cell in found.cells if grid.inflated_mask[cell[1] * 12 + cell[0]]]
+    # Only the climb out: (1, 0) then (2, 0); every later cell is free.
+    assert inside == [(1, 0), (2, 0)]
+    assert found.length == 10
+
+
+def test_a_start_in_a_corridor_narrower_than_the_robot_has_no_path():
+    values = np.zeros((3, 9), dtype=np.int8)
+    values[0, :] = 100
+    values[2, :] = 100
+    grid = PlanningGrid(OccupancyMap.from_rows(values), robot_radius=1.0)
+    with pytest.raises(GoalOccupied):
+        plan(grid, (1, 1), (7, 1))
+    with pytest.raises(NoValidPathFound):
+        plan(grid, (1, 1), (7, 1), tolerance_cells=3)
+
+
+# --- budgets ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", BACKEND_PARAMS)
+@pytest.mark.parametrize("algorithm", ["astar", "bfs", "dfs", "dijkstra"])
+def test_node_budget_stops_the_search_with_no_valid_path(algorithm, backend):
+    grid = open_grid(40, 40)
+    with pytest.raises(NoValidPathFound, match="budget of 25 expanded nodes") as caught:
+        plan(grid, (0, 0), (39, 39), algorithm, budget=Budget(max_nodes=25), backend=backend)
+    assert caught.value.result.limit is LimitKind.MAX_NODES
+    assert caught.value.nodes_expanded == 25
+
+
+@pytest.mark.parametrize("backend", BACKEND_PARAMS)
+def test_expired_deadline_raises_planner_timed_out(backend):
+    grid = open_grid(30, 30)
+    with pytest.raises(PlannerTimedOut) as caught:
+        plan(grid, (0, 0), (29, 29), budget=Budget(deadline=time.monotonic() - 1), backend=backend)
+    assert caught.value.error_code == 207
+    assert caught.value.result.limit is LimitKind.DEADLINE
+
+
+@pytest.mark.parametrize("backend", BACKEND_PARAMS)
+def test_a_set_cancel_event_raises_planner_cancelled(backend):
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(PlannerCancelled):
+        plan(open_grid(30, 30), (0, 0), (29, 29), budget=Budget(cancel=cancel), backend=backend)
+
+
+class CancelAfter:
+    """A cancel event that turns set on its n-th query (as if a callback set it mid-search)."""
+
+    def __init__(self, calls: int) -> None:
+        self.calls = 0
+        self.limit = calls
+
+    def is_set(self) -> bool:
+        self.calls += 1
+        return self.calls >= self.limit
+
+
+def kernel_search(grid, algorithm, start, goal, **kwargs):
+    buffers = grid.buffers
+    targets = np.array([goal], dtype=np.int64)
+    with buffers.lock:
+        return run_search(
+            algorithm, grid.clearance, grid.width, grid.height, buffers, start, targets, **kwargs
+        )
+
+
+@needs_numba
+@pytest.mark.parametrize("algorithm", ["astar", "bfs", "dfs", "dijkstra"])
+def test_cancel_is_seen_inside_a_running_kernel_between_chunks(algorithm):
+    grid = open_grid(200, 200)
+    goal = grid.cell_count - 1
+    outcome = kernel_search(
+        grid, algorithm, 0, goal, budget=Budget(cancel=CancelAfter(4)), chunk=50
+    )
+    assert outcome.status is SearchStatus.LIMIT_REACHED and outcome.limit is LimitKind.CANCELLED
+    assert outcome.nodes_expanded == 150  # three chunks ran, the fourth check cancelled
+
+
+@needs_numba
+def test_deadline_is_seen_inside_a_running_kernel(monkeypatch):
+    grid = open_grid(200, 200)
+    ticks = iter(range(10_000))
+    monkeypatch.setattr(time, "monotonic", lambda: float(next(ticks)))
+    budget = Budget(deadline=3.0)
+    outcome = kernel_search(grid, "bfs", 0, grid.cell_count - 1, budget=budget, chunk=40)
+    assert outcome.limit is LimitKind.DEADLINE
+    assert outcome.nodes_expanded == 120
+
+
+def test_a_search_in_another_thread_sees_the_cancel_event():
+    grid = open_grid(1500, 1500)
+    cancel = threading.Event()
+    errors = []
+
+    def run():
+        try:
+            plan(grid, (0, 0), (1499, 1499), "bfs", budget=Budget(cancel=cancel))
+        except PlannerError as error:
+            errors.append(error)
+
+    thread = threading.Thread(target=run)
+    cancel.set()
+    thread.start()
+    thread.join(timeout=30)
+    assert not thread.is_alive()
+    assert len(errors) == 1 and isinstance(errors[0], PlannerCancelled)
+
+
+def test_dfs_depth_limit_bounds_the_path_and_reports_the_limit():
+    grid = open_grid(10, 1)
+    for backend in BACKENDS:
+        assert plan(grid, (0, 0), (5, 0), "dfs", depth_limit=5, backend=backend).length == 5
+        with pytest.raises(NoValidPathFound, match="depth limit of 4") as caught:
+            plan(grid, (0, 0), (5, 0), "dfs", depth_limit=4, backend=backend)
+        assert caught.value.result.limit is LimitKind.MAX_DEPTH
+        with pytest.raises(NoValidPathFound, match="depth limit of 3"):
+            plan(grid, (0, 0), (5, 0), "dfs", budget=Budget(max_depth=3), backend=backend)
+
+
+# --- buffers ----------------------------------------------------------------------------------
+
+
+@needs_numba
+def test_many_queries_on_shared_buffers_match_fresh_buffers():
+    occupancy = load_map(shared_path("maps", "tb3_sandbox.yaml"))
+    grid = PlanningGrid(occupancy, robot_radius=0.1)
+    free = np.flatnonzero(grid.free_mask)
+    rng = np.random.default_rng(3)
+    pairs = rng.choice(free, size=(60, 2))
+    shared = SearchBuffers(grid.cell_count, frontier_capacity=4)
+    for algorithm in ("astar", "bfs", "dfs", "dijkstra"):
+        for start, goal in pairs:
+            targets = np.array([goal], dtype=np.int64)
+            arrays = (grid.clearance, grid.width, grid.height)
+            with shared.lock:
+                reused = run_search(algorithm, *arrays, shared, int(start), targets)
+            fresh_buffers = SearchBuffers(grid.cell_count)
+            fresh = run_search(algorithm, *arrays, fresh_buffers, int(start), targets)
+            assert reused.status == fresh.status
+            assert reused.nodes_expanded == fresh.nodes_expanded
+            assert reused.nodes_generated == fresh.nodes_generated
+            if fresh.path is None:
+                assert reused.path is None
+            else:
+                np.testing.assert_array_equal(reused.path, fresh.path)
+    assert shared.frontier_cell.shape[0] > 4  # the frontier grew on demand
+
+
+@needs_numba
+def test_generation_counter_wraps_around_safely():
+    grid = PlanningGrid(tutorial_map())
+    expected = plan(grid, (0, 7), (9, 0), "bfs")
+    grid.buffers.base = kernels.MAX_BASE - 4
+    for _ in range(6):
+        found = plan(grid, (0, 7), (9, 0), "bfs")
+        assert found.cells == expected.cells
+        assert found.nodes_expanded == expected.nodes_expanded
+    assert grid.buffers.base < 100
+
+
+def test_record_expanded_reports_the_expanded_cells():
+    grid = PlanningGrid(tutorial_map())
+    for backend in BACKENDS:
+        found = plan(grid, (0, 7), (9, 0), "bfs", record_expanded=True, backend=backend)
+        assert found.expanded is not None
+        assert len(set(found.expanded.tolist())) == found.nodes_expanded
+        mask = found.expanded_mask()
+        assert mask.sum() == found.nodes_expanded
+        assert not np.any(mask & grid.lethal_mask)
+    assert plan(grid, (0, 7), (9, 0)).expanded is None
+
+
+def test_numba_missing_falls_back_to_the_reference_with_one_warning(monkeypatch, caplog):
+    monkeypatch.setattr(backend_module, "NUMBA_AVAILABLE", False)
+    monkeypatch.setattr(jit, "_warned", set())
+    grid = PlanningGrid(tutorial_map())
+    with caplog.at_level(logging.WARNING, logger="grid_planner.jit"):
+        first = plan(grid, (0, 7), (9, 0))
+        second = plan(grid, (0, 7), (9, 0), "bfs")
+    assert first.backend == second.backend == "reference"
+    assert first.length == second.length == 16
+    assert sum("numba is not importable" in r.message for r in caplog.records) == 1
+    with pytest.raises(BackendError, match="numba"):
+        plan(grid, (0, 7), (9, 0), backend="numba")
+
+
+def test_algorithms_without_a_kernel_use_the_reference():
+    found = plan(PlanningGrid(tutorial_map()), (0, 7), (9, 0), "bidirectional_bfs")
+    assert found.backend == "reference" and found.length == 16
+
+
+_WARM_UP = """
+import json
+from grid_planner.grid import OccupancyMap, PlanningGrid, plan, warm_up
+from grid_planner.grid.kernels import FAMILIES, trace_path
+from grid_planner.search import Budget
+from grid_planner.search.registry import GRID, domain_algorithms, lookup
+
+kernels = {name: family.kernel for name, family in FAMILIES.items()}
+kernels["trace_path"] = trace_path
+warm_up()
+after_warm_up = {name: len(kernel.signatures) for name, kernel in kernels.items()}
+grid = PlanningGrid(OccupancyMap.from_rows([[0] * 30] * 20), robot_radius=0.5)
+for name in domain_algorithms(GRID):
+    if lookup(name).kernel(GRID):
+        plan(grid, (0, 0), (29, 19), name, budget=Budget.from_timeout(60.0))
+        plan(grid, (0, 0), (29, 19), name, tolerance=2.0, record_expanded=True)
+after_plans = {name: len(kernel.signatures) for name, kernel in kernels.items()}
+print(json.dumps([after_warm_up, after_plans]))
+"""
+
+
+@needs_compilation
+def test_warm_up_compiles_every_kernel_that_real_plans_use():
+    # A fresh process, so nothing compiled by other tests hides a kernel warm_up missed.
+    package_root = str(Path(grid_planner.__file__).resolve().parent.parent)
+    environment = dict(os.environ, PYTHONPATH=package_root)
+    run = subprocess.run(
+        [sys.executable, "-c", _WARM_UP], capture_output=True, text=True, timeout=300,
+        check=False, env=environment,
+    )
+    assert run.returncode == 0, run.stderr
+    after_warm_up, after_plans = json.loads(run.stdout)
+    assert all(count >= 1 for count in after_warm_up.values()), after_warm_up
+    assert after_plans == after_warm_up  # real plans needed no new compilation
+
+
+def test_search_grid_reports_exhaustion_when_called_without_the_reachability_check():
+    values = np.zeros((3, 5), dtype=np.int8)
+    values[:, 2] = 100
+    grid, _rules = build(values)
+    for algorithm in ("astar", "bfs", "dfs", "dijkstra"):
+        for backend in BACKENDS:
+            result, path, _, _ = search_grid(grid, 0, [14], algorithm, backend=backend)
+            assert result.status is SearchStatus.NO_SOLUTION and path is None
+            assert result.nodes_expanded == 6
+
+
+def test_real_map_plan_matches_reference_bfs_length():
+    occupancy = load_map(shared_path("maps", "turtlebot3_world.yaml"))
+    grid = PlanningGrid(occupancy, robot_radius=0.1)
+    largest = int(np.argmax(grid.component_sizes))
+    members = np.flatnonzero(grid.component_labels == largest)
+    start, goal = int(members[0]), int(members[-1])
+    sx, sy = grid.index_cell(start)
+    gx, gy = grid.index_cell(goal)
+    lengths = {a: plan(grid, (sx, sy), (gx, gy), a).length for a in ("astar", "bfs", "dijkstra")}
+    reference = plan(grid, (sx, sy), (gx, gy), "bfs", backend="reference").length
+    assert set(lengths.values()) == {reference}
+    dfs = plan(grid, (sx, sy), (gx, gy), "dfs")
+    assert dfs.length >= reference and dfs.length < MAX_SANE_PATH_POSES
