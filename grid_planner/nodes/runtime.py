@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 import threading
 import time
@@ -33,6 +34,7 @@ def spin_nodes(
     """
     argv = list(args) if args is not None else sys.argv
     program = Path(argv[0]).name if argv else "node"
+    interrupt_once()
     rclpy.init(args=argv)
     nodes: list[Node] = []
     executor = MultiThreadedExecutor(num_threads=num_threads)
@@ -63,6 +65,24 @@ def spin_nodes(
         if rclpy.ok():
             rclpy.shutdown()
     return 0
+
+
+def interrupt_once() -> None:
+    """Make the first SIGINT raise KeyboardInterrupt and ignore the ones after it.
+
+    Ctrl-C under `ros2 launch` reaches every node twice: the terminal signals the whole process
+    group, then launch signals each child. A second KeyboardInterrupt would break the teardown
+    of the first (a traceback and exit code -2). rclpy's handler, installed by `rclpy.init`
+    after this one, shuts the context down and then calls this handler.
+    """
+    seen = threading.Event()
+
+    def on_sigint(_signum: int, _frame: object) -> None:
+        if not seen.is_set():
+            seen.set()
+            raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, on_sigint)
 
 
 def await_signal_shutdown(context: Context, timeout: float = 2.0) -> None:
