@@ -10,9 +10,10 @@ INTERFACE_SOURCES := $(wildcard grid_planner_interfaces/srv/*.srv) \
 PACKAGE_SOURCES := setup.py setup.cfg package.xml resource/grid_planner \
 	$(shell find grid_planner -name '*.py') \
 	$(wildcard launch/*.py config/*.yaml config/*.rviz config/maps/*)
+SHARED ?= $(or $(GRID_PLANNER_SHARED),../shared)
 ROS_ENV := AMENT_PREFIX_PATH=$(abspath $(VENV)) ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
 
-.PHONY: setup test lint demo bench colcon clean
+.PHONY: setup test-env test lint demo bench colcon clean
 
 setup: $(VENV)/.stamp-package
 
@@ -36,11 +37,16 @@ $(VENV)/.stamp-package: $(VENV)/.stamp-interfaces $(PACKAGE_SOURCES) tools/venv_
 	$(BIN)/python tools/venv_ament_layout.py $(VENV)
 	touch $@
 
+# Test-time only (never needed by setup or demo): the ros2 command line, launch, Nav2's
+# interfaces and bondpy from the shared folder, each only where its import fails; stamped.
+test-env: setup
+	$(BIN)/python tools/test_env.py $(VENV) $(SHARED)
+
 lint: setup
 	$(BIN)/ruff check .
 
-test: lint
-	$(ROS_ENV) $(BIN)/python -m pytest test
+test: lint test-env
+	$(ROS_ENV) GRID_PLANNER_SHARED=$(abspath $(SHARED)) $(BIN)/python -m pytest test
 
 demo: setup
 	$(ROS_ENV) $(BIN)/python tools/demo.py
