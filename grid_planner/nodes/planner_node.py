@@ -37,6 +37,7 @@ from grid_planner.nodes.conversions import (
 from grid_planner.nodes.frames import FrameError, FrameResolver, Pose2D, make_tf_buffer
 from grid_planner.nodes.latest_job import Job, LatestJobWorker
 from grid_planner.nodes.parameters import at_least, declare_validated, non_empty, one_of
+from grid_planner.nodes.paths import install_source
 from grid_planner.nodes.prebuilt import probe
 from grid_planner.nodes.qos import COMMAND_QOS, LATCHED_POSE_QOS, MAP_QOS, PLAN_QOS
 from grid_planner.search.result import Budget
@@ -139,7 +140,7 @@ class PlannerNode(Node):
             f"ready: algorithm {self._param('algorithm')}, global frame "
             f"'{self._param('global_frame')}', kernels {backend} "
             f"(warm-up {warm_seconds * 1000:.0f} ms), start from {start_source}, paths sent as "
-            f"{self._wire.description}"
+            f"{self._wire.description}; {install_source()}"
         )
 
     # --- parameters ---------------------------------------------------------------------------

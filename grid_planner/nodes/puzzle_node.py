@@ -11,6 +11,7 @@ from rclpy.node import Node
 
 from grid_planner.nodes.concurrency import BoundedCallbackGroup
 from grid_planner.nodes.parameters import at_least, declare_validated, one_of
+from grid_planner.nodes.paths import install_source
 from grid_planner.nodes.qos import QUEUED_SERVICE_QOS
 from grid_planner.puzzle import (
     HEURISTICS,
@@ -74,7 +75,8 @@ class PuzzleNode(Node):
         self.get_logger().info(
             f"ready: serving '{self._service.service_name}' "
             f"(default {self._param('default_algorithm')} / {self._param('default_heuristic')}, "
-            f"{limit} concurrent solves, IDA* kernel warm-up {warm_seconds * 1000:.0f} ms)"
+            f"{limit} concurrent solves, IDA* kernel warm-up {warm_seconds * 1000:.0f} ms); "
+            f"{install_source()}"
         )
 
     def _param(self, name: str):
