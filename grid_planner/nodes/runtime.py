@@ -72,15 +72,15 @@ def interrupt_once() -> None:
 
     Ctrl-C under `ros2 launch` reaches every node twice: the terminal signals the whole process
     group, then launch signals each child. A second KeyboardInterrupt would break the teardown
-    of the first (a traceback and exit code -2). rclpy's handler, installed by `rclpy.init`
-    after this one, shuts the context down and then calls this handler.
+    of the first (a traceback, exit code -2), and one that lands while the interpreter shuts
+    down kills the process (Python restores the default handler then, but leaves an ignored
+    signal ignored). rclpy's handler, installed by `rclpy.init` after this one, shuts the
+    context down and then calls this handler.
     """
-    seen = threading.Event()
 
     def on_sigint(_signum: int, _frame: object) -> None:
-        if not seen.is_set():
-            seen.set()
-            raise KeyboardInterrupt
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise KeyboardInterrupt
 
     signal.signal(signal.SIGINT, on_sigint)
 
