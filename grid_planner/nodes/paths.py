@@ -71,10 +71,12 @@ def _code_prefix() -> Path | None:
 
 
 def _indexed_prefixes() -> list[Path]:
-    """The AMENT_PREFIX_PATH entries, in order, whose ament index registers the package."""
+    """The AMENT_PREFIX_PATH entries, in order and once each, whose ament index registers
+    the package."""
     marker = Path("share", "ament_index", "resource_index", "packages", PACKAGE)
     entries = [e for e in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep) if e]
-    return [Path(e).resolve() for e in entries if (Path(e) / marker).is_file()]
+    found = [Path(e).resolve() for e in entries if (Path(e) / marker).is_file()]
+    return list(dict.fromkeys(found))
 
 
 def _prefix_kind(prefix: Path) -> str:
