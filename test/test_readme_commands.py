@@ -2,9 +2,10 @@
 
 A ```bash block of README is one scenario, as a user would run it in a few terminals:
 - a command followed by `# runs: <node> ...` runs until Ctrl-C (`ros2 launch`, `ros2 run` of a
-  node); the test waits for each listed node's `ready:` line and for `ros2 node list` to show
-  exactly those nodes, keeps it up until the block ends, then sends SIGINT to its process
-  group: it must exit 0 without a traceback, every launched process finished cleanly;
+  node); the test waits for each listed node's `ready:` line and for `ros2 node list` (the
+  daemon's view, which the later verbs use) to show exactly those nodes, keeps it up until the
+  block ends, then sends SIGINT to its process group: it must exit 0 without a traceback,
+  every launched process finished cleanly;
 - a command followed by `# prints: <text>` must exit 0 and print each such text; ending in
   `&`, it runs in the background (the test waits until it has subscribed to the topic it
   names) and is checked when it ends, before the block's long-running commands are stopped.
@@ -227,8 +228,6 @@ def test_readme_block_runs_as_shown(block: list[Command], cli: None, tmp_path: P
                 except subprocess.TimeoutExpired:
                     exit_code = None
                 check_printed(command, exit_code, proc.output())
-        if expected_nodes:
-            assert wait_for_nodes(expected_nodes, family)  # and without the daemon
         while running:
             proc = running.pop()
             assert_clean_stop(proc, proc.interrupt())

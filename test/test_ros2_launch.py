@@ -25,6 +25,7 @@ from ros_cli import (
     topic_endpoints,
     wait_for_nodes,
 )
+from ros_harness import wait_until
 from shared_data import PROJECT_ROOT
 
 FAMILY = {"map_publisher", "grid_planner", "puzzle_solver"}
@@ -128,8 +129,14 @@ def test_puzzle_launch_with_every_argument(tmp_path: Path) -> None:
             "String value is: linear_conflict"
         )
         assert param_get("/tutor/puzzle_solver", "use_sim_time") == "Boolean value is: True"
-        result = ros2("service", "type", "/tutor/solve_puzzle")
-        assert result.stdout.strip() == "grid_planner_interfaces/srv/SolvePuzzle", result.stdout
+        # The daemon learns of services apart from node names: ask until it knows this one.
+        shown: list[str] = []
+        wait_until(
+            lambda: shown.append(ros2("service", "type", "/tutor/solve_puzzle").stdout.strip())
+            or shown[-1] != "",
+            timeout=60.0, what="ros2 service type /tutor/solve_puzzle",
+        )
+        assert shown[-1] == "grid_planner_interfaces/srv/SolvePuzzle", shown
 
 
 def shown_arguments(launch_file: str) -> dict[str, str]:
