@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from shared_data import shared_dir, unavailable
@@ -28,6 +28,8 @@ CLI_MODULES = "ros2cli, ros2launch.api, launch_ros.actions, ros2run, ros2param, 
 # A hang guard for one command, far above what any command takes on a loaded machine.
 COMMAND_TIMEOUT_S = 180.0
 NODE_LIST = ("node", "list", "--no-daemon", "--spin-time", "3")
+# What the verbs print when the daemon has not discovered the node or topic asked about.
+UNDISCOVERED = ("Node not found", "Unknown topic", "Could not determine the type for the passed")
 
 
 @functools.cache
@@ -86,6 +88,21 @@ def shell(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         ["bash", "-c", command], cwd=cwd, env=cli_env(), text=True,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=COMMAND_TIMEOUT_S,
     )
+
+
+def until_discovered(
+    run: Callable[[], subprocess.CompletedProcess[str]], timeout: float = 60.0
+) -> subprocess.CompletedProcess[str]:
+    """Run a verb again while it answers only that the ros2 daemon has not discovered its
+    node or topic yet (a fresh daemon's graph fills in over a few seconds, on a loaded
+    machine sometimes node by node), as a user would retry; any other answer is final."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = run()
+        undiscovered = any(text in result.stdout for text in UNDISCOVERED)
+        if not undiscovered or time.monotonic() > deadline:
+            return result
+        time.sleep(0.5)
 
 
 def node_names(*, daemon: bool = False) -> set[str]:
@@ -239,6 +256,6 @@ def wait_for_topics(topics: Iterable[str], timeout: float = 60.0) -> None:
 
 def param_get(node: str, name: str) -> str:
     """What `ros2 param get` prints for one parameter (asking the daemon which nodes exist)."""
-    result = ros2("param", "get", node, name)
+    result = until_discovered(lambda: ros2("param", "get", node, name))
     assert result.returncode == 0, result.stdout
     return result.stdout.strip()
