@@ -3,7 +3,8 @@
 Each launch runs in its own process group and is stopped like Ctrl-C stops it (SIGINT to the
 group, so every node gets the terminal's signal and launch's own); what the graph shows is
 read with the real verbs: `ros2 node list` (without the daemon, then with it), `ros2 topic
-info -v`, `ros2 param get`.
+info -v`, `ros2 param get`. `use_map_publisher:=false` is run by README's own commands
+(test_readme_commands.py).
 """
 
 from __future__ import annotations
@@ -105,15 +106,6 @@ def test_grid_planner_launch_with_every_argument(tmp_path: Path) -> None:
         assert param_get("/robot7/puzzle_solver", "default_heuristic") == (
             "String value is: manhattan"
         )
-
-
-def test_grid_planner_launch_without_the_map_publisher(tmp_path: Path) -> None:
-    with launched("grid_planner.launch.py use_map_publisher:=false",
-                  {"/grid_planner", "/puzzle_solver"}, tmp_path):
-        endpoints = topic_endpoints("/map", {("grid_planner", SUB)})
-        assert [e["Endpoint type"] for e in endpoints] == [SUB]
-        assert param_get("/grid_planner", "use_sim_time") == "Boolean value is: False"
-        assert param_get("/grid_planner", "algorithm") == "String value is: astar"
 
 
 def test_puzzle_launch_with_every_argument(tmp_path: Path) -> None:
