@@ -10,9 +10,10 @@ INTERFACE_SOURCES := $(wildcard grid_planner_interfaces/srv/*.srv) \
 PACKAGE_SOURCES := setup.py setup.cfg package.xml resource/grid_planner \
 	$(shell find grid_planner -name '*.py') \
 	$(wildcard launch/*.py config/*.yaml config/*.rviz config/maps/*)
+SHARED ?= $(or $(GRID_PLANNER_SHARED),../shared)
 ROS_ENV := AMENT_PREFIX_PATH=$(abspath $(VENV)) ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
 
-.PHONY: setup test lint demo bench colcon clean
+.PHONY: setup test-env test lint demo bench colcon clean
 
 setup: $(VENV)/.stamp-package
 
@@ -22,32 +23,32 @@ $(VENV)/.stamp-deps: requirements.txt constraints.txt tools/fix_ros_cmake_export
 	$(BIN)/python tools/fix_ros_cmake_exports.py
 	touch $@
 
-$(VENV)/.stamp-interfaces: $(VENV)/.stamp-deps $(INTERFACE_SOURCES)
-	rm -rf $(BUILD)/grid_planner_interfaces
-	mkdir -p $(BUILD)/grid_planner_interfaces
-	cd $(BUILD)/grid_planner_interfaces && PATH=$(abspath $(BIN)):$$PATH \
-		AMENT_PREFIX_PATH=$(abspath $(VENV)) cmake $(abspath grid_planner_interfaces) \
-		-DCMAKE_PREFIX_PATH=$(abspath $(VENV)) -DCMAKE_INSTALL_PREFIX=$(abspath $(VENV)) \
-		-DPython3_EXECUTABLE=$(abspath $(BIN)/python) -DBUILD_TESTING=OFF > cmake.log \
-		|| { cat cmake.log; exit 1; }
-	$(MAKE) -C $(BUILD)/grid_planner_interfaces -j2 install > $(BUILD)/interfaces-make.log \
-		|| { tail -50 $(BUILD)/interfaces-make.log; exit 1; }
+$(VENV)/.stamp-interfaces: $(VENV)/.stamp-deps $(INTERFACE_SOURCES) tools/build_interface.sh
+	tools/build_interface.sh grid_planner_interfaces $(VENV) $(BUILD)/grid_planner_interfaces
 	touch $@
 
 # A wheel install, not an editable one: it puts the console scripts on the venv's PATH (an
 # editable install follows setup.cfg's ament script_dir, lib/grid_planner) and installs the
-# data_files (launch, config, maps) under .venv/share/grid_planner as colcon would.
-$(VENV)/.stamp-package: $(VENV)/.stamp-interfaces $(PACKAGE_SOURCES)
+# data_files (launch, config, maps, the ament index entry) under .venv/share as colcon would.
+# The wheel ignores setup.cfg's install_scripts, so venv_ament_layout.py links the scripts into
+# .venv/lib/grid_planner, where `ros2 run` and `ros2 launch` look for them.
+$(VENV)/.stamp-package: $(VENV)/.stamp-interfaces $(PACKAGE_SOURCES) tools/venv_ament_layout.py
 	$(BIN)/python -m pip install --quiet --quiet --no-deps --no-build-isolation --force-reinstall .
+	$(BIN)/python tools/venv_ament_layout.py $(VENV)
 	touch $@
+
+# Test-time only (never needed by setup or demo): the ros2 command line, launch, Nav2's
+# interfaces and bondpy from the shared folder, each only where its import fails; stamped.
+test-env: setup
+	$(BIN)/python tools/test_env.py $(VENV) $(SHARED)
 
 lint: setup
 	$(BIN)/ruff check .
 
 # The kernel tests run twice: compiled, then as plain Python (NUMBA_DISABLE_JIT=1), so the code
 # paths that machines without numba take through the kernels are covered too.
-test: lint
-	$(ROS_ENV) $(BIN)/python -m pytest test
+test: lint test-env
+	$(ROS_ENV) GRID_PLANNER_SHARED=$(abspath $(SHARED)) $(BIN)/python -m pytest test
 	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -m kernel test/core
 
 demo: setup

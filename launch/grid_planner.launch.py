@@ -1,4 +1,5 @@
-"""Launch the map publisher, the grid planner and the puzzle solver (SPEC.md's launch arguments).
+"""Launch the map publisher, the grid planner and the puzzle solver (docs/interface.md lists the
+arguments).
 
     ros2 launch grid_planner grid_planner.launch.py map:=/path/to/map.yaml namespace:=robot1
 """

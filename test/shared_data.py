@@ -1,13 +1,14 @@
 """Locate the shared real-world test data (ROS maps, puzzle sets) named by GRID_PLANNER_SHARED.
 
 Tests that need it call `shared_path(...)`: when the folder is missing they skip with a clear
-reason, except under CI (`CI=true`), where a missing folder is a failure.
+reason, except under CI (`CI=true`), where a missing folder is a failure (`unavailable`).
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -24,8 +25,12 @@ def shared_path(*parts: str) -> Path:
     """The path of a shared data file; skips the test (fails under CI) when it is missing."""
     path = shared_dir().joinpath(*parts)
     if not path.exists():
-        reason = f"shared test data {path} not found (set GRID_PLANNER_SHARED)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
+        unavailable(f"shared test data {path} not found (set GRID_PLANNER_SHARED)")
     return path
+
+
+def unavailable(reason: str) -> NoReturn:
+    """Skip the test for `reason`; under CI (`CI=true`) fail instead, so nothing goes untested."""
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(reason)
+    pytest.skip(reason)

@@ -12,6 +12,7 @@ from rclpy.node import Node
 from grid_planner.grid.errors import MapLoadError
 from grid_planner.grid.map_io import load_map
 from grid_planner.nodes.conversions import map_to_msg
+from grid_planner.nodes.paths import install_source
 from grid_planner.nodes.qos import MAP_QOS
 
 
@@ -48,7 +49,7 @@ class MapPublisher(Node):
             f"ready: published {yaml_filename} on '{self._publisher.topic_name}' "
             f"({occupancy.width} x {occupancy.height} cells at {occupancy.resolution} m, "
             f"frame '{frame_id}'; {counts['free']} free, {counts['occupied']} occupied, "
-            f"{counts['unknown']} unknown)"
+            f"{counts['unknown']} unknown); {install_source()}"
         )
 
     def _on_get_map(self, _request: GetMap.Request, response: GetMap.Response) -> GetMap.Response:

@@ -36,6 +36,7 @@ from grid_planner.nodes.conversions import (
 from grid_planner.nodes.frames import FrameError, FrameResolver, Pose2D, make_tf_buffer
 from grid_planner.nodes.latest_job import Job, LatestJobWorker
 from grid_planner.nodes.parameters import declare_validated
+from grid_planner.nodes.paths import install_source
 from grid_planner.nodes.planner_parameters import GRID_ALGORITHMS, READ_ONLY, planner_parameters
 from grid_planner.nodes.planning_map import (
     GridSettings,
@@ -154,7 +155,7 @@ class PlannerNode(Node):
             f"ready: algorithm {self._param('algorithm')}, global frame "
             f"'{self._param('global_frame')}', kernels {backend} "
             f"(warm-up {warm_seconds * 1000:.0f} ms), start from {start_source}, paths sent as "
-            f"{self._wire.description}"
+            f"{self._wire.description}; {install_source()}"
         )
 
     # --- parameters ---------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from rclpy.node import Node
 
 from grid_planner.nodes.concurrency import RequestGate
 from grid_planner.nodes.parameters import at_least, declare_validated, one_of
+from grid_planner.nodes.paths import install_source
 from grid_planner.nodes.qos import SERVICE_QOS
 from grid_planner.puzzle import (
     HEURISTICS,
@@ -93,7 +94,8 @@ class PuzzleNode(Node):
             f"ready: serving '{self._service.service_name}' "
             f"(default {self._param('default_algorithm')} / {self._param('default_heuristic')}, "
             f"{limit} running + {queued} waiting solves a lane, IDA* kernel warm-up "
-            f"{warm_seconds * 1000:.0f} ms)"
+            f"{warm_seconds * 1000:.0f} ms); "
+            f"{install_source()}"
         )
 
     def _param(self, name: str):
