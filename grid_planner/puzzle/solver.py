@@ -104,19 +104,27 @@ class PuzzleStatus(enum.IntEnum):
 class SolveProgress:
     """What a running solve is doing, for another thread to read (an action's feedback).
 
-    `phase` is "setup" (getting its table ready), "search" or "done"; `search` holds the
-    search's counts (written by it as it runs).
+    `phase` is what the caller says before the solve starts (e.g. "queued"), then "setup"
+    (getting its table ready), "search" and "done"; `search` holds the search's counts
+    (written by it as it runs).
     """
 
     phase: str = "setup"
-    began: float = field(default_factory=time.monotonic)
+    setup_began: float = 0.0
     setup_time: float = 0.0
     search_began: float = 0.0
     search: SearchProgress = field(default_factory=SearchProgress)
 
     @property
+    def setup_elapsed(self) -> float:
+        """Seconds of set-up so far (all of it once the search has started)."""
+        if self.phase == "setup" and self.setup_began:
+            return time.monotonic() - self.setup_began
+        return self.setup_time
+
+    @property
     def elapsed(self) -> float:
-        """Seconds of search so far (0 during set-up)."""
+        """Seconds of search so far (0 before it starts)."""
         return time.monotonic() - self.search_began if self.phase == "search" else 0.0
 
 
@@ -328,7 +336,8 @@ def solve(
     progress = progress or SolveProgress()
     if budget is not None and setup is None:
         setup = Setup(cancel=budget.cancel)
-    began = time.monotonic()
+    began = progress.setup_began = time.monotonic()
+    progress.phase = "setup"
     try:
         resolved = resolve_heuristic(heuristic or _UNUSED_HEURISTIC, bytes(outcome.goal), setup)
     except SetupStoppedError as error:

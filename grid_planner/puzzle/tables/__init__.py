@@ -13,6 +13,7 @@ from .builds import (
     add_listener,
     cancel_builds,
     remove_listener,
+    running_builds,
 )
 from .exact import EXACT_MAX_SIDE, UNREACHED, ExactTable, exact_table
 from .pdb import (
@@ -42,4 +43,5 @@ __all__ = [
     "exact_table",
     "load_or_build_database",
     "remove_listener",
+    "running_builds",
 ]
