@@ -105,14 +105,17 @@ class TableBuild:
         """The table, once built; raises SetupStoppedError if the build stopped early or the wait
         outlasted `setup.timeout` or `setup.cancel` was set, and re-raises a build's error."""
         setup = setup or Setup()
-        began = time.monotonic()
+        waited_until = None if setup.timeout is None else time.monotonic() + setup.timeout
+        builds_until = None if self.timeout is None else self.started + self.timeout
+        if None not in (waited_until, builds_until) and builds_until <= waited_until:
+            waited_until = None  # the build stops first, and says so itself
         while not self._done.wait(WAIT_POLL_S):
             if setup.cancel is not None and setup.cancel.is_set():
                 raise SetupStoppedError(
                     f"cancelled while waiting for {self.title} ({self.fraction:.0%} built)",
                     LimitKind.CANCELLED,
                 )
-            if setup.timeout is not None and time.monotonic() - began > setup.timeout:
+            if waited_until is not None and time.monotonic() > waited_until:
                 raise SetupStoppedError(
                     f"{self.title} was not ready within the setup timeout of "
                     f"{setup.timeout:g} s ({self.fraction:.0%} built)", LimitKind.DEADLINE,
