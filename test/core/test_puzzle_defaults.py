@@ -9,11 +9,15 @@ per-pass table and A*'s open and closed sets by `max_nodes`.
 from __future__ import annotations
 
 import json
+import os
 import random
+import subprocess
+import sys
+import textwrap
 
 import pytest
 from puzzle_tables import random_walk
-from shared_data import korf_instances, to_blank_last
+from shared_data import PROJECT_ROOT, korf_instances, to_blank_last
 
 from grid_planner.cli import main
 from grid_planner.cli.parser import DEFAULT_PUZZLE_MAX_NODES
@@ -124,3 +128,36 @@ def test_idastar_is_bounded_by_time_and_expansions_not_by_the_memory_budget():
                    budget=Budget(max_nodes=5_000, max_held=1_000))
     assert (capped.limit, capped.nodes_expanded) == (LimitKind.MAX_NODES, 5_000)
     assert capped.message == "expansion limit reached: 5,000 nodes expanded (max_expansions 5000)"
+
+
+# Solves one board with the CLI's defaults but the algorithm and heuristic given, and reports
+# the process's peak resident memory before and after (KB, Linux's ru_maxrss).
+_MEASURED_SOLVE = textwrap.dedent(
+    """
+    import json, resource, sys
+    from grid_planner.cli import main
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    code = main(["puzzle", *sys.argv[1:], "--timeout", "0", "--json"])
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"code": code, "before_kb": before, "after_kb": after}), file=sys.stderr)
+    """
+)
+
+
+def test_astar_on_a_15x15_board_stays_within_the_default_memory_budget():
+    board = random_walk((*range(1, 225), 0), 4_000, random.Random(7))  # far beyond A*'s reach
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURED_SOLVE, " ".join(map(str, board)), "--algorithm", "astar",
+         "--heuristic", "manhattan"],
+        capture_output=True, text=True, timeout=600, env=env, check=False,
+    )
+    report = json.loads(done.stdout)
+    memory = json.loads(done.stderr.strip().splitlines()[-1])
+    assert (memory["code"], report["status"], report["limit"]) == (1, "LIMIT_REACHED", "memory")
+    assert DEFAULT_PUZZLE_MAX_NODES <= report["nodes_held"] < DEFAULT_PUZZLE_MAX_NODES + 4
+    grown = (memory["after_kb"] - memory["before_kb"]) * 1024
+    print(f"A* on 15x15 under the default budget: {report['nodes_held']:,} states held, "
+          f"{grown / 1e6:.0f} MB grown, {memory['after_kb'] / 1024:.0f} MB peak RSS")
+    # About 0.55 KB a held state on 15x15 boards (0.3 KB on 4x4): the budget bounds the bytes.
+    assert grown < DEFAULT_PUZZLE_MAX_NODES * 700
