@@ -51,6 +51,8 @@ PREPARABLE_TABLES = {"table": 3, "pdb": 4}
 SMALL_BOARD_TILES = 9
 # Table builds longer than this log their progress at INFO, at most this often.
 BUILD_LOG_INTERVAL_S = 1.0
+# Start-up waits this long for the tables to load before it says "ready".
+PREPARE_WAIT_S = 2.0
 # Teardown waits this long for cancelled table builds to stop (they check every few ms).
 BUILD_STOP_WAIT_S = 2.0
 
@@ -68,7 +70,9 @@ class PuzzleNode(Node):
 
     In each lane at most `max_concurrent_solves` run at once and `max_queued_solves` wait,
     service requests and action goals together; the requests beyond are answered BUSY at once.
-    The tables named in `prepare_tables` are built or loaded in the background from start-up.
+    The tables named in `prepare_tables` are built or loaded in the background from start-up
+    (shutdown cancels them); the "ready:" line follows them unless they take longer than
+    PREPARE_WAIT_S (a cold build), which then goes on in the background.
     """
 
     def __init__(self, **node_options) -> None:
@@ -123,12 +127,18 @@ class PuzzleNode(Node):
             callback_group=ReentrantCallbackGroup(),
         )
         self._action = serve_solve_action(self)
-        threading.Thread(target=self._prepare, name="prepare_tables", daemon=True).start()
+        prepared = threading.Event()
+        threading.Thread(
+            target=self._prepare, args=(prepared,), name="prepare_tables", daemon=True
+        ).start()
+        # Tables in the cache load in a fraction of a second: "ready" then means at full speed.
+        # A cold build (seconds) goes on in the background, cancelled by shutdown.
+        still = "" if prepared.wait(PREPARE_WAIT_S) else ", tables still being built"
         self.get_logger().info(
             f"ready: serving '{self._service.service_name}' (service and action) "
             f"(default {self._param('default_algorithm')} / {self._param('default_heuristic')}, "
             f"{limit} running + {queued} waiting solves a lane, IDA* kernel warm-up "
-            f"{warm_seconds * 1000:.0f} ms)"
+            f"{warm_seconds * 1000:.0f} ms{still})"
         )
 
     def _param(self, name: str):
@@ -157,18 +167,19 @@ class PuzzleNode(Node):
             time.sleep(0.02)
         super().destroy_node()
 
-    def _prepare(self) -> None:
+    def _prepare(self, prepared: threading.Event) -> None:
+        """Build or load the `prepare_tables`, then set `prepared`."""
         setup = Setup(timeout=self._param("setup_timeout"), cancel=self._stopping)
         for name in self._param("prepare_tables"):
             try:
                 seconds = prepare(name, PREPARABLE_TABLES[name], setup=setup)
             except SetupStoppedError as error:
-                if not self._stopping.is_set():
-                    self.get_logger().warning(f"heuristic table '{name}' not prepared: {error}")
-                return
-            if self._stopping.is_set():
-                return
+                if self._stopping.is_set():
+                    return
+                self.get_logger().warning(f"heuristic table '{name}' not prepared: {error}")
+                continue
             self.get_logger().info(f"heuristic table '{name}' ready in {seconds:.2f} s")
+        prepared.set()
 
     def _on_build(self, build: TableBuild) -> None:
         """Log a table build's progress at INFO, once it has run for a second."""

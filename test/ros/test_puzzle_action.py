@@ -192,7 +192,6 @@ def test_a_signal_during_a_start_up_table_build_stops_the_node_at_once(tmp_path,
         "puzzle_node", ["--ros-args", "-r", "__ns:=/pb", "-p", "prepare_tables:=[pdb]"], tmp_path
     )
     try:
-        proc.wait_for_output("ready:")
         proc.wait_for_output("building the 6-6-3 pattern database for 4x4", 60.0)
         line = next(text for text in proc.output().splitlines() if "% after" in text)
         assert "s left" in line, line
