@@ -5,7 +5,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 BUILD := build/venv
-INTERFACE_SOURCES := $(wildcard grid_planner_interfaces/srv/*.srv) \
+INTERFACE_SOURCES := $(wildcard grid_planner_interfaces/srv/*.srv grid_planner_interfaces/action/*.action) \
 	grid_planner_interfaces/CMakeLists.txt grid_planner_interfaces/package.xml
 PACKAGE_SOURCES := setup.py setup.cfg package.xml resource/grid_planner \
 	$(shell find grid_planner -name '*.py') \

@@ -23,6 +23,7 @@ from puzzle_planners import (
     SLIDINGPUZZLE,
     TEXTBOOK,
     best_project_heuristic,
+    default_settings,
     eight_puzzle_solvers,
     is_pattern_database,
     project_solver,
@@ -183,13 +184,21 @@ def _run_set(
 
 
 def _korf(quick: bool, budget_s: float, total_s: float, log) -> dict:
-    """Korf's 100 with the project's IDA* and its strongest heuristic, easiest first."""
+    """Korf's 100 with the project's default settings (the board alone, as the CLI and the
+    node solve it: `auto`, the default memory budget, `budget_s` per instance), easiest first;
+    where the solver has no defaults, its IDA* with its strongest heuristic."""
     instances = sorted(puzzle_sets.korf_100(), key=lambda k: k.ida_md_nodes)
     if quick:
         instances = instances[:QUICK_KORF_COUNT]
+    defaults = default_settings()
     heuristic = best_project_heuristic()
-    solver = project_solver("idastar", heuristic)
+    if defaults is None:
+        solver = project_solver("idastar", heuristic)
+    else:
+        solver = project_solver(defaults[0], defaults[0])
     result = {"heuristic": heuristic, "pattern_database": is_pattern_database(heuristic),
+              "defaults": None if defaults is None else {"name": defaults[0],
+                                                         "max_nodes": defaults[1]},
               "budget_s": budget_s, "total_cap_s": total_s, "order": "easiest first "
               "(by Korf's IDA*-Manhattan node counts)",
               "instances": [k.number for k in instances]}

@@ -85,13 +85,34 @@ def best_project_heuristic() -> str:
     return databases[0] if databases else "linear_conflict"
 
 
+def default_settings() -> tuple[str, int | None] | None:
+    """The name the project's solver gives its default choice ("auto") and its default memory
+    budget in states (None where it has none), or None for a version without defaults."""
+    try:
+        puzzle = importlib.import_module("grid_planner.puzzle")
+    except ImportError:
+        return None
+    auto = getattr(puzzle, "AUTO", None)
+    if auto is None:
+        return None
+    try:
+        parser = importlib.import_module("grid_planner.cli.parser")
+    except ImportError:
+        return auto, None
+    return auto, getattr(parser, "DEFAULT_PUZZLE_MAX_NODES", None)
+
+
 def _project(algorithm: str, heuristic: str) -> Callable[[float | None], Solve]:
     def make(budget_s: float | None) -> Solve:
         from grid_planner.puzzle.solver import solve
         from grid_planner.search.result import Budget
 
+        defaults = default_settings()
+        memory = defaults[1] if defaults else None
+
         def run(board: Board) -> tuple[int | None, int | None]:
-            budget = Budget.from_timeout(budget_s) if budget_s else None
+            # A time limit comes with the CLI's default memory budget, as a user gets it.
+            budget = Budget.from_timeout(budget_s, max_held=memory) if budget_s else None
             report = solve(board, None, algorithm, heuristic, budget=budget).report()
             return (report.length if report.status == "SOLVED" else None), report.nodes_expanded
 

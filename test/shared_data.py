@@ -34,3 +34,18 @@ def unavailable(reason: str) -> NoReturn:
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(reason)
     pytest.skip(reason)
+
+
+def korf_instances() -> dict[int, tuple[tuple[int, ...], int]]:
+    """Korf's 100 15-puzzles: {number: (board for the goal 0, 1, ..., 15, optimal length)}."""
+    instances = {}
+    for line in shared_path("puzzles", "korf100.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            numbers = [int(v) for v in line.split()]
+            instances[numbers[0]] = (tuple(numbers[1:17]), numbers[17])
+    return instances
+
+
+def to_blank_last(board: tuple[int, ...]) -> tuple[int, ...]:
+    """The puzzles README's mapping from Korf's blank-first goal to the goal 1..15, 0."""
+    return tuple(16 - tile if tile else 0 for tile in reversed(board))

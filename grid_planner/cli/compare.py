@@ -173,7 +173,7 @@ def _compare_puzzle(args: argparse.Namespace, board_text: str) -> int:
     limits = f"{args.timeout:g} s" if timeout else "no time limit"
     title = (
         f"{side * side - 1}-puzzle {' '.join(map(str, board))} (budget per run: {limits}, "
-        f"{max_nodes:,} nodes)"
+        f"{max_nodes:,} states of memory)"
     )
     return _finish_compare(args, rows, title, unit="moves", cost_unit="")
 

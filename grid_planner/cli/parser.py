@@ -6,7 +6,7 @@ import argparse
 import math
 import textwrap
 
-from grid_planner.puzzle import CLASSIC_HEURISTICS, HEURISTICS, PUZZLE_ALGORITHMS
+from grid_planner.puzzle import AUTO, CLASSIC_HEURISTICS, HEURISTICS, PUZZLE_ALGORITHMS
 from grid_planner.search import Budget
 from grid_planner.search.registry import GRID, domain_algorithms
 
@@ -14,9 +14,10 @@ from .output import PROG, InputError
 
 DEFAULT_PLAN_TIMEOUT = 5.0  # s, planner_node's max_planning_time
 DEFAULT_PUZZLE_TIMEOUT = 10.0  # s, puzzle_node's default_timeout
-DEFAULT_PUZZLE_MAX_NODES = 2_000_000  # puzzle_node's max_nodes
+DEFAULT_PUZZLE_MAX_NODES = 1_000_000  # states held; puzzle_node's max_nodes
+DEFAULT_SETUP_TIMEOUT = 120.0  # s for a table build, puzzle_node's setup_timeout
 DEFAULT_COMPARE_TIMEOUT = 5.0  # s per run
-DEFAULT_COMPARE_PUZZLE_MAX_NODES = 2_000_000  # per run; grid runs have no node cap by default
+DEFAULT_COMPARE_PUZZLE_MAX_NODES = 1_000_000  # per run; grid runs have no node cap by default
 
 GRID_ALGORITHM_HELP = ", ".join(
     f"{name} (default)" if name == "astar" else name for name in domain_algorithms(GRID)
@@ -229,8 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
             "Solve a sliding-tile puzzle (8-puzzle, 15-puzzle, ...). The board is row-major "
             "with 0 for the blank; moves name the blank's motion."
         ),
-        epilog=f'example: {PROG} puzzle "8 6 7 2 5 4 3 0 1" --algorithm idastar '
-        "--heuristic linear_conflict",
+        epilog=f'examples: {PROG} puzzle "8 6 7 2 5 4 3 0 1"\n'
+        f'          {PROG} puzzle "8 6 7 2 5 4 3 0 1" --algorithm astar --heuristic '
+        "linear_conflict",
         formatter_class=_Formatter,
     )
     puzzle_parser.add_argument(
@@ -247,12 +249,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="goal board (default 1 2 ... n*n-1 0)",
     )
     puzzle_parser.add_argument(
-        "--algorithm", default="astar", metavar="A", help=", ".join(PUZZLE_ALGORITHMS)
+        "--algorithm", default=AUTO, metavar="A",
+        help=f"{AUTO} (default: the fastest optimal solver for the board, IDA*), "
+        + ", ".join(PUZZLE_ALGORITHMS),
     )
     puzzle_parser.add_argument(
-        "--heuristic", default="manhattan", metavar="H", help=", ".join(HEURISTICS)
+        "--heuristic", default=AUTO, metavar="H",
+        help=f"{AUTO} (default: the exact table up to 3x3, the pattern database on 4x4, else "
+        "linear_conflict), " + ", ".join(HEURISTICS),
     )
     _add_puzzle_limits(puzzle_parser, DEFAULT_PUZZLE_TIMEOUT, DEFAULT_PUZZLE_MAX_NODES)
+    puzzle_parser.add_argument(
+        "--max-expansions", type=_count, default=0, metavar="N",
+        help="stop after N nodes expanded (default 0: no limit; time and memory bound a solve)",
+    )
+    puzzle_parser.add_argument(
+        "--setup-timeout", type=_non_negative, default=DEFAULT_SETUP_TIMEOUT, metavar="S",
+        help="seconds a heuristic table may take to build or load, apart from --timeout "
+        f"(0: no limit; default {DEFAULT_SETUP_TIMEOUT:g})",
+    )
     puzzle_parser.add_argument("--json", action="store_true", help="print one JSON object")
 
     compare_parser = commands.add_parser(
@@ -329,7 +344,9 @@ def _add_puzzle_limits(
         type=_positive_count,
         default=max_nodes,
         metavar="N",
-        help=f"stop after N nodes expanded (default {nodes_default})",
+        help="memory budget: boards, the states a search may hold at once (open + closed, the "
+        "table of iterative deepening; IDA* holds only its path); maps, the cells it may "
+        f"expand (default {nodes_default})",
     )
     group.add_argument(
         "--max-depth",
@@ -343,3 +360,13 @@ def _add_puzzle_limits(
 def budget_from(timeout: float, max_nodes: int | None = None) -> Budget:
     """A budget starting now; a timeout of 0 means no deadline."""
     return Budget.from_timeout(timeout if timeout > 0 else None, max_nodes=max_nodes)
+
+
+def puzzle_budget(args: argparse.Namespace) -> Budget:
+    """A solve's budget starting now: --max-nodes is its memory in states, --max-expansions
+    (0: none) its expansions, --timeout (0: none) its time."""
+    return Budget.from_timeout(
+        args.timeout if args.timeout > 0 else None,
+        max_nodes=args.max_expansions or None,
+        max_held=args.max_nodes,
+    )

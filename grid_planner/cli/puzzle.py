@@ -6,9 +6,11 @@ import argparse
 from collections.abc import Sequence
 
 from grid_planner.puzzle import PuzzleOutcome, PuzzleStatus, format_board, solve
+from grid_planner.puzzle.tables import Setup, cancel_builds
 
 from .output import EXIT_BAD_INPUT, EXIT_NO_RESULT, EXIT_OK, error_line, ms, print_json
-from .parser import budget_from
+from .parser import puzzle_budget
+from .progress import table_build_bars
 
 
 def joined(values: Sequence[str] | None) -> str | None:
@@ -18,6 +20,8 @@ def joined(values: Sequence[str] | None) -> str | None:
 
 def _solution_text(outcome: PuzzleOutcome) -> str:
     name = outcome.algorithm + (f" with {outcome.heuristic}" if outcome.heuristic else "")
+    if outcome.auto:
+        name += " (auto)"
     if outcome.optimal:
         quality = "optimal: no shorter solution exists"
     elif outcome.algorithm == "dfs":
@@ -37,21 +41,28 @@ def _solution_text(outcome: PuzzleOutcome) -> str:
     lines.append(
         f"length {outcome.length} moves; optimal {'yes' if outcome.optimal else 'no'}; "
         f"nodes expanded {outcome.nodes_expanded:,}, generated {outcome.nodes_generated:,}; "
-        f"peak frontier {outcome.max_frontier:,}; time {ms(outcome.planning_time)}"
+        f"peak frontier {outcome.max_frontier:,}, states held {outcome.nodes_held:,}; "
+        f"time {ms(outcome.planning_time)}"
+        + (f" (+ setup {ms(outcome.setup_time)})" if outcome.setup_time >= 0.001 else "")
     )
     return "\n".join(lines)
 
 
 def run_puzzle(args: argparse.Namespace) -> int:
-    """`grid-planner puzzle`: exit 0 solved, 1 unsolvable or limit reached, 2 invalid input."""
-    outcome = solve(
-        joined(args.board),
-        joined(args.goal),
-        args.algorithm,
-        args.heuristic,
-        args.max_depth,
-        budget_from(args.timeout, args.max_nodes),
-    )
+    """`grid-planner puzzle`: exit 0 solved, 1 unsolvable or limit reached, 2 invalid input.
+
+    A heuristic table built on the way shows a progress bar; Ctrl-C cancels it.
+    """
+    setup = Setup(timeout=args.setup_timeout or None)
+    try:
+        with table_build_bars():
+            outcome = solve(
+                joined(args.board), joined(args.goal), args.algorithm, args.heuristic,
+                args.max_depth, puzzle_budget(args), setup=setup,
+            )
+    except KeyboardInterrupt:
+        cancel_builds()
+        raise
     if args.json:
         print_json(outcome.to_dict())
     if outcome.status in (PuzzleStatus.INVALID_BOARD, PuzzleStatus.INVALID_REQUEST):

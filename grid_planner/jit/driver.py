@@ -4,14 +4,14 @@ Every compiled search (grid A*, BFS, DFS; puzzle IDA*) is a numba kernel that ke
 progress in arrays, so it can stop and go on later. One call expands at most `allowed` nodes
 and returns a status code: SOLVED, EXHAUSTED (nothing left to search), PAUSED (out of
 `allowed`) or GROW (a frontier array is full). `run` calls it again and again: before each
-chunk it checks the budget (node count, cancel event, deadline; `Budget.exceeded`), caps the
-chunk at what is left of `max_nodes` and, on GROW, lets the search enlarge its arrays. Budgets
-are thus enforced inside compiled code without any callback into Python, with an overshoot of
-at most one chunk, and the kernels release the GIL so another thread can cancel them.
+chunk it checks the budget (node count, states held, cancel event, deadline;
+`Budget.exceeded`), writes the counts to `budget.progress`, caps the chunk at what is left of
+`max_nodes` and, on GROW, lets the search enlarge its arrays. Budgets are thus enforced inside
+compiled code without any callback into Python, with an overshoot of at most one chunk, and the
+kernels release the GIL so another thread can cancel them.
 
 A kernel family wraps its kernel in a `Kernel` subclass: `step(allowed)` makes one call, `grow`
-answers GROW. The loop between two chunks is also the place for anything that should happen
-while a long search runs.
+answers GROW, `held` and `bound` say what it holds and how deep an iterative search goes.
 """
 
 from __future__ import annotations
@@ -73,6 +73,15 @@ class Kernel:
         """The limit to report when the search ran out of nodes (a depth limit that cut some)."""
         return None
 
+    def held(self) -> int:
+        """The states the search holds now (what `Budget.max_held` bounds); by default the
+        nodes expanded, the closed set of a search whose other arrays are sized in advance."""
+        return int(self.state[EXPANDED])
+
+    def bound(self) -> int:
+        """The current bound of an iterative search (IDA*'s f bound), else 0."""
+        return 0
+
 
 @dataclass(slots=True)
 class KernelRun:
@@ -84,17 +93,25 @@ class KernelRun:
     nodes_generated: int
     max_frontier: int
     found: int
+    nodes_held: int
 
 
 def run(kernel: Kernel, budget: Budget | None, chunk: int) -> KernelRun:
     """Run `kernel` to the end in chunks of at most `chunk` expansions, within `budget`."""
     state = kernel.state
     max_nodes = None if budget is None else budget.max_nodes
+    progress = None if budget is None else budget.progress
     limit: LimitKind | None = None
+    peak_held = 0
     while True:
         expanded = int(state[EXPANDED])
+        held = kernel.held()
+        peak_held = max(peak_held, held)
+        if progress is not None:
+            progress.record(expanded, int(state[GENERATED]), held, int(state[MAX_FRONTIER]))
+            progress.bound = kernel.bound()
         if budget is not None:
-            limit = budget.exceeded(expanded)
+            limit = budget.exceeded(expanded, held)
             if limit is not None:
                 break
         allowed = chunk if max_nodes is None else min(chunk, max_nodes - expanded)
@@ -117,4 +134,5 @@ def run(kernel: Kernel, budget: Budget | None, chunk: int) -> KernelRun:
         nodes_generated=int(state[GENERATED]),
         max_frontier=int(state[MAX_FRONTIER]),
         found=int(state[FOUND]),
+        nodes_held=max(peak_held, kernel.held()),
     )

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 REPORT_INTERVAL_S = 1.0  # refusals are logged in one line at most this often
+ABANDON_POLL_S = 0.05  # how often a waiting request that may be abandoned looks at its event
 
 
 class RequestGate:
@@ -46,9 +47,13 @@ class RequestGate:
             return self._running, self._queued
 
     @contextmanager
-    def turn(self) -> Iterator[str | None]:
-        """Wait for a running slot; yields None once running, else the refusal reason."""
-        refusal = self._enter()
+    def turn(self, abandon: threading.Event | None = None) -> Iterator[str | None]:
+        """Wait for a running slot; yields None once running, else the refusal reason.
+
+        A request whose `abandon` event is set while it waits (an action goal cancelled in
+        the queue) leaves the queue within ABANDON_POLL_S and is refused.
+        """
+        refusal = self._enter(abandon)
         try:
             yield refusal
         finally:
@@ -79,7 +84,7 @@ class RequestGate:
             self._closed = True
             self._condition.notify_all()
 
-    def _enter(self) -> str | None:
+    def _enter(self, abandon: threading.Event | None) -> str | None:
         with self._condition:
             if self._closed:
                 return "the node is shutting down"
@@ -92,9 +97,12 @@ class RequestGate:
                     )
                 self._queued += 1
                 try:
-                    self._condition.wait_for(
-                        lambda: self._closed or self._running < self._max_running
-                    )
+                    while not self._condition.wait_for(
+                        lambda: self._closed or self._running < self._max_running,
+                        None if abandon is None else ABANDON_POLL_S,
+                    ):
+                        if abandon.is_set():
+                            return "cancelled while waiting for a running slot"
                 finally:
                     self._queued -= 1
                 if self._closed:

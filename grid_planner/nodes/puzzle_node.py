@@ -1,10 +1,17 @@
-"""puzzle_node (node name `puzzle_solver`): the `solve_puzzle` service over the search core."""
+"""puzzle_node (node name `puzzle_solver`): the `solve_puzzle` service and action over the
+search core.
+
+The service answers one request; the action (`puzzle_action`) is for long solves: feedback while
+it runs, cancellable. Both go through the same lanes (`RequestGate`), the same parameters and
+`solve_request`, so they answer the same board with the same codes and messages.
+"""
 
 from __future__ import annotations
 
 import math
 import sys
 import threading
+import time
 
 from grid_planner_interfaces.srv import SolvePuzzle
 from rclpy.callback_groups import ReentrantCallbackGroup
@@ -13,23 +20,42 @@ from rclpy.node import Node
 from grid_planner.nodes.concurrency import RequestGate
 from grid_planner.nodes.parameters import at_least, declare_validated, one_of
 from grid_planner.nodes.paths import install_source
+from grid_planner.nodes.puzzle_action import fill_answer, serve_solve_action
 from grid_planner.nodes.qos import SERVICE_QOS
 from grid_planner.puzzle import (
+    AUTO,
     HEURISTICS,
     PUZZLE_ALGORITHMS,
+    PuzzleOutcome,
     PuzzleStatus,
+    SolveProgress,
     prepare,
     solve,
     warm_up,
 )
+from grid_planner.puzzle.tables import (
+    Setup,
+    SetupStoppedError,
+    TableBuild,
+    add_listener,
+    cancel_builds,
+    remove_listener,
+    running_builds,
+)
 from grid_planner.search.result import Budget
 
-HEURISTIC_NAMES = tuple(HEURISTICS)
+HEURISTIC_NAMES = (AUTO, *HEURISTICS)
 # What `prepare_tables` may name: the table heuristic and the board side it is built for.
 PREPARABLE_TABLES = {"table": 3, "pdb": 4}
 # Boards of up to this many tiles (the 8-puzzle and smaller: at most 181,440 states) are solved
 # in a lane of their own, so long solves of bigger boards never hold them up.
 SMALL_BOARD_TILES = 9
+# Table builds longer than this log their progress at INFO, at most this often.
+BUILD_LOG_INTERVAL_S = 1.0
+# Start-up waits this long for the tables to load before it says "ready".
+PREPARE_WAIT_S = 2.0
+# Teardown waits this long for cancelled table builds to stop (they check every few ms).
+BUILD_STOP_WAIT_S = 2.0
 
 
 def known_tables(names: object) -> str | None:
@@ -43,8 +69,11 @@ def known_tables(names: object) -> str | None:
 class PuzzleNode(Node):
     """Solves sliding-tile puzzles in two lanes (small and big boards), each with its own limits.
 
-    In each lane at most `max_concurrent_solves` run at once and `max_queued_solves` wait; the
-    requests beyond are answered BUSY at once.
+    In each lane at most `max_concurrent_solves` run at once and `max_queued_solves` wait,
+    service requests and action goals together; the requests beyond are answered BUSY at once.
+    The tables named in `prepare_tables` are built or loaded in the background from start-up
+    (shutdown cancels them); the "ready:" line follows them unless they take longer than
+    PREPARE_WAIT_S (a cold build), which then goes on in the background.
     """
 
     def __init__(self, **node_options) -> None:
@@ -52,74 +81,193 @@ class PuzzleNode(Node):
         declare_validated(
             self,
             {
-                "default_algorithm": ("astar", "algorithm when a request names none",
-                                      one_of(PUZZLE_ALGORITHMS)),
-                "default_heuristic": ("manhattan", "heuristic when a request names none",
-                                      one_of(HEURISTIC_NAMES)),
+                "default_algorithm": (AUTO, "algorithm when a request names none (auto: the "
+                                      "fastest optimal solver for the board)",
+                                      one_of((AUTO, *PUZZLE_ALGORITHMS))),
+                "default_heuristic": (AUTO, "heuristic when a request names none (auto: the "
+                                      "best for the board)", one_of(HEURISTIC_NAMES)),
                 "default_max_depth": (0, "dfs/iddfs depth limit when a request gives 0 "
                                       "(0: the solver's default for the board size)", at_least(0)),
-                "default_timeout": (10.0, "seconds a solve may take when a request gives 0",
-                                    at_least(0.001)),
-                "max_nodes": (2_000_000, "nodes one solve may expand (its memory budget)",
-                              at_least(1)),
+                "default_timeout": (10.0, "seconds of search a solve may take when a request "
+                                    "gives 0 (table set-up not counted)", at_least(0.001)),
+                "max_nodes": (1_000_000, "memory budget of one solve: the states it may hold "
+                              "at once (open + closed sets, the table of iterative deepening; "
+                              "IDA* holds only its path)", at_least(1)),
+                "max_expansions": (0, "nodes one solve may expand (0: no limit; time and "
+                                   "memory bound a solve)", at_least(0)),
+                "setup_timeout": (120.0, "seconds a solve may wait for its heuristic table to "
+                                  "be built or loaded, apart from its timeout", at_least(0.001)),
                 "max_board_side": (6, "largest board side accepted (6: the 35-puzzle); bigger "
                                    "boards are INVALID_BOARD", at_least(2)),
                 "max_concurrent_solves": (2, "solves that run at once in each lane (boards of "
                                           "up to 9 tiles, bigger boards)", at_least(1)),
                 "max_queued_solves": (16, "requests that wait for a running slot in each lane; "
                                       "further ones are answered BUSY at once", at_least(0)),
-                "prepare_tables": (["table"], "heuristic tables built (or loaded from the cache) "
-                                   "at start-up: table = exact 8-puzzle distances, pdb = 15-puzzle "
-                                   "6-6-3 pattern database (~10 s to build once)", known_tables),
+                "prepare_tables": (["table", "pdb"], "heuristic tables built (or loaded from "
+                                   "the cache) in the background from start-up: table = exact "
+                                   "8-puzzle distances, pdb = 15-puzzle 6-6-3 pattern database "
+                                   "(~10 s to build once)", known_tables),
             },
             read_only=frozenset({"max_concurrent_solves", "max_queued_solves",
                                  "prepare_tables"}),
         )
-        warm_seconds = warm_up()
-        for name in self._param("prepare_tables"):
-            seconds = prepare(name, PREPARABLE_TABLES[name])
-            self.get_logger().info(f"heuristic table '{name}' ready in {seconds:.2f} s")
         self._stopping = threading.Event()
+        self._cancels_lock = threading.Lock()
+        self._cancels: set[threading.Event] = set()
+        self._build_logged: dict[int, float] = {}
+        add_listener(self._on_build)
+        warm_seconds = warm_up()
         limit, queued = self._param("max_concurrent_solves"), self._param("max_queued_solves")
         names = "max_concurrent_solves, max_queued_solves"
         self._lanes = {small: RequestGate(limit, queued, names) for small in (True, False)}
-        # Executor threads the callbacks may hold: both lanes' requests and rclpy's parameter
-        # services.
-        self.callback_threads = 2 * (limit + queued) + 1
+        # Executor threads the callbacks may hold: both lanes' requests and goals, rclpy's
+        # parameter services, and the action server's goal, cancel and result requests.
+        self.callback_threads = 2 * (limit + queued) + 3
         self._service = self.create_service(
             SolvePuzzle, "solve_puzzle", self._on_solve, qos_profile=SERVICE_QOS,
             callback_group=ReentrantCallbackGroup(),
         )
+        self._action = serve_solve_action(self)
+        prepared = threading.Event()
+        threading.Thread(
+            target=self._prepare, args=(prepared,), name="prepare_tables", daemon=True
+        ).start()
+        # Tables in the cache load in a fraction of a second: "ready" then means at full speed.
+        # A cold build (seconds) goes on in the background, cancelled by shutdown.
+        still = "" if prepared.wait(PREPARE_WAIT_S) else ", tables still being built"
         self.get_logger().info(
-            f"ready: serving '{self._service.service_name}' "
+            f"ready: serving '{self._service.service_name}' (service and action) "
             f"(default {self._param('default_algorithm')} / {self._param('default_heuristic')}, "
             f"{limit} running + {queued} waiting solves a lane, IDA* kernel warm-up "
-            f"{warm_seconds * 1000:.0f} ms); "
+            f"{warm_seconds * 1000:.0f} ms{still}); "
             f"{install_source()}"
         )
 
     def _param(self, name: str):
         return self.get_parameter(name).value
 
+    def lane(self, board: object) -> RequestGate:
+        """The lane that solves `board`: small boards have their own."""
+        return self._lanes[len(board) <= SMALL_BOARD_TILES]
+
     def begin_shutdown(self) -> None:
-        """Cancel running solves (they end with LIMIT_REACHED); waiting and new ones are refused."""
+        """Cancel running solves and table builds; waiting and new requests are refused."""
         self._stopping.set()
+        with self._cancels_lock:
+            for cancel in self._cancels:
+                cancel.set()
+        cancel_builds()
         for lane in self._lanes.values():
             lane.close()
+
+    def destroy_node(self) -> None:
+        """Stop listening to table builds and let cancelled ones end before the node goes."""
+        remove_listener(self._on_build)
+        self._action.destroy()
+        waited_until = time.monotonic() + BUILD_STOP_WAIT_S
+        while running_builds() and time.monotonic() < waited_until:
+            time.sleep(0.02)
+        super().destroy_node()
+
+    def _prepare(self, prepared: threading.Event) -> None:
+        """Build or load the `prepare_tables`, then set `prepared`."""
+        setup = Setup(timeout=self._param("setup_timeout"), cancel=self._stopping)
+        for name in self._param("prepare_tables"):
+            try:
+                seconds = prepare(name, PREPARABLE_TABLES[name], setup=setup)
+            except SetupStoppedError as error:
+                if self._stopping.is_set():
+                    return
+                self.get_logger().warning(f"heuristic table '{name}' not prepared: {error}")
+                continue
+            self.get_logger().info(f"heuristic table '{name}' ready in {seconds:.2f} s")
+        prepared.set()
+
+    def _on_build(self, build: TableBuild) -> None:
+        """Log a table build's progress at INFO, once it has run for a second."""
+        now = time.monotonic()
+        if build.finished:
+            if self._build_logged.pop(id(build), None) is not None and build.fraction >= 1.0:
+                self.get_logger().info(f"built {build.title} in {build.elapsed:.1f} s")
+            return
+        last = self._build_logged.get(id(build), build.started)
+        if now - last < BUILD_LOG_INTERVAL_S:
+            return
+        self._build_logged[id(build)] = now
+        eta = build.eta
+        left = f", about {eta:.0f} s left" if eta is not None else ""
+        self.get_logger().info(
+            f"building {build.title}: {build.fraction:.0%} after {build.elapsed:.0f} s{left}"
+        )
+
+    def new_cancel(self) -> threading.Event:
+        """A cancel event for one solve, set at once if the node is stopping (forget it after)."""
+        cancel = threading.Event()
+        with self._cancels_lock:
+            self._cancels.add(cancel)
+        if self._stopping.is_set():
+            cancel.set()
+        return cancel
+
+    def forget_cancel(self, cancel: threading.Event) -> None:
+        """The solve of `cancel` has ended."""
+        with self._cancels_lock:
+            self._cancels.discard(cancel)
+
+    def solve_request(
+        self, request, cancel: threading.Event, progress: SolveProgress | None = None
+    ) -> PuzzleOutcome:
+        """Solve a SolvePuzzle request (or action goal) under the node's parameters."""
+        side = self._param("max_board_side")
+        if len(request.board) > side * side:
+            return PuzzleOutcome(
+                PuzzleStatus.INVALID_BOARD,
+                f"board has {len(request.board)} tiles, more than the {side * side} of the "
+                f"largest side accepted (max_board_side {side})",
+            )
+        algorithm = request.algorithm.strip() or self._param("default_algorithm")
+        heuristic = request.heuristic.strip() or self._param("default_heuristic")
+        timeout = request.timeout if request.timeout != 0.0 else self._param("default_timeout")
+        max_depth = request.max_depth or self._param("default_max_depth")
+        if not math.isfinite(timeout) or timeout < 0.0:
+            return PuzzleOutcome(
+                PuzzleStatus.INVALID_REQUEST,
+                f"timeout must be a finite number of seconds >= 0, got {timeout}",
+            )
+        budget = Budget.from_timeout(
+            timeout, max_nodes=self._param("max_expansions") or None,
+            max_held=self._param("max_nodes"), cancel=cancel,
+        )
+        setup = Setup(timeout=self._param("setup_timeout"), cancel=cancel)
+        outcome = solve(
+            list(request.board), goal=list(request.goal) or None, algorithm=algorithm,
+            heuristic=heuristic, max_depth=max_depth, budget=budget, setup=setup,
+            progress=progress,
+        )
+        # One rclpy log call costs ~1.5 ms (it inspects the caller's source): answers are
+        # logged at DEBUG, so a service call pays only for the solve.
+        self.get_logger().debug(
+            f"solve_puzzle {outcome.algorithm}/{outcome.heuristic}: {outcome.message} "
+            f"({outcome.nodes_expanded} expanded, {outcome.planning_time * 1000:.1f} ms)"
+        )
+        return outcome
 
     def _on_solve(
         self, request: SolvePuzzle.Request, response: SolvePuzzle.Response
     ) -> SolvePuzzle.Response:
-        lane = self._lanes[len(request.board) <= SMALL_BOARD_TILES]
+        lane = self.lane(request.board)
         with lane.turn() as refusal:
             if refusal is None:
+                cancel = self.new_cancel()
                 try:
-                    self._solve_into(request, response)
+                    fill_answer(self.solve_request(request, cancel), response)
                 except Exception as error:  # a bug must cost one answer, never the node
                     self.get_logger().error(f"solve_puzzle failed unexpectedly: {error!r}")
                     response.status = SolvePuzzle.Response.INVALID_REQUEST
                     response.success = False
                     response.message = f"internal error: {error}"
+                finally:
+                    self.forget_cancel(cancel)
                 return response
         report = lane.refusal_report()
         if report:
@@ -127,48 +275,6 @@ class PuzzleNode(Node):
         response.status = SolvePuzzle.Response.BUSY
         response.message = refusal
         return response
-
-    def _solve_into(self, request: SolvePuzzle.Request, response: SolvePuzzle.Response) -> None:
-        side = self._param("max_board_side")
-        if len(request.board) > side * side:
-            response.status = SolvePuzzle.Response.INVALID_BOARD
-            response.message = (
-                f"board has {len(request.board)} tiles, more than the {side * side} of the "
-                f"largest side accepted (max_board_side {side})"
-            )
-            return
-        algorithm = request.algorithm.strip() or self._param("default_algorithm")
-        heuristic = request.heuristic.strip() or self._param("default_heuristic")
-        timeout = request.timeout if request.timeout != 0.0 else self._param("default_timeout")
-        max_depth = request.max_depth or self._param("default_max_depth")
-        if not math.isfinite(timeout) or timeout < 0.0:
-            response.status = SolvePuzzle.Response.INVALID_REQUEST
-            response.message = f"timeout must be a finite number of seconds >= 0, got {timeout}"
-            return
-        budget = Budget.from_timeout(
-            timeout, max_nodes=self._param("max_nodes"), cancel=self._stopping
-        )
-        outcome = solve(
-            list(request.board), goal=list(request.goal) or None, algorithm=algorithm,
-            heuristic=heuristic, max_depth=max_depth, budget=budget,
-        )
-        report = outcome.report()
-        response.status = int(outcome.status)
-        response.success = outcome.status is PuzzleStatus.SOLVED
-        response.message = report.message
-        response.moves = list(outcome.moves)
-        response.length = report.length
-        response.optimal = report.optimal
-        response.nodes_expanded = report.nodes_expanded
-        response.nodes_generated = report.nodes_generated
-        response.max_frontier = report.max_frontier
-        response.planning_time = report.planning_time
-        # One rclpy log call costs ~1.5 ms (it inspects the caller's source): answers are
-        # logged at DEBUG, so a service call pays only for the solve.
-        self.get_logger().debug(
-            f"solve_puzzle {algorithm}/{heuristic}: {outcome.message} "
-            f"({outcome.nodes_expanded} expanded, {outcome.planning_time * 1000:.1f} ms)"
-        )
 
 
 def main(args: list[str] | None = None) -> int:

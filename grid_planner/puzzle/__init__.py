@@ -3,9 +3,10 @@
 The ROS node and the CLI call `solve` (and `compare`); everything else is here for tests,
 benchmarks and printing. `board` holds the geometry, `heuristics` the classic heuristics,
 `tables` the precomputed ones and `resolve` what a heuristic name means for a goal;
-`compiled_idastar` is the compiled IDA*. `prepare` builds or loads the tables of the `table` and
-`pdb` heuristics ahead of time and `warm_up` compiles the IDA* kernel, for servers that would
-rather pay both at start-up than in their first request.
+`compiled_idastar` is the compiled IDA*, `messages` the sentences of unsolved answers,
+`comparison` runs one board under every algorithm. `prepare` builds or loads the tables of the
+`table` and `pdb` heuristics ahead of time and `warm_up` compiles the IDA* kernel, for servers
+that would rather pay both at start-up than in their first request.
 """
 
 from grid_planner.jit import NUMBA_AVAILABLE
@@ -28,24 +29,26 @@ from .board import (
     replay,
     replay_boards,
 )
+from .comparison import compare, per_run_budget
 from .compiled_idastar import fast_idastar, warm_up
 from .heuristics import CLASSIC_HEURISTICS, linear_conflict, manhattan, misplaced
 from .problem import PuzzleProblem
 from .resolve import HEURISTICS, ResolvedHeuristic, heuristic_function, prepare, resolve_heuristic
 from .solver import (
+    AUTO,
     DEFAULT_ALGORITHM,
     DEFAULT_HEURISTIC,
     PUZZLE_ALGORITHMS,
     PuzzleOutcome,
     PuzzleStatus,
-    compare,
+    SolveProgress,
     default_depth_limit,
-    per_run_budget,
     solve,
 )
 from .tables import AdditiveDatabase, ExactTable, additive_database, cache_dir, exact_table
 
 __all__ = [
+    "AUTO",
     "BACKENDS",
     "CLASSIC_HEURISTICS",
     "DEFAULT_ALGORITHM",
@@ -65,6 +68,7 @@ __all__ = [
     "PuzzleProblem",
     "PuzzleStatus",
     "ResolvedHeuristic",
+    "SolveProgress",
     "additive_database",
     "apply_move",
     "cache_dir",

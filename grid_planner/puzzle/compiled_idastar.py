@@ -13,10 +13,10 @@ the same heuristic it returns the same solution, `nodes_expanded`, `nodes_genera
   the exact table (3x3) looks up the child's permutation rank;
 - all search state lives in arrays, so the kernel is resumable: each call expands at most up
   to `stop_at` nodes and returns PAUSED; `grid_planner.jit.driver` checks the deadline and the
-  cancel event between calls (every CHUNK_EXPANSIONS expansions, a few milliseconds) and caps
-  the last chunk at `max_nodes`, so LIMIT_REACHED comes back with the same LimitKind and, for
-  max_nodes, the same counts as the reference. The kernel releases the GIL (`nogil`), so a
-  ROS callback can set the cancel event while it runs.
+  cancel event between calls (every CHUNK_EXPANSIONS expansions, a few milliseconds), reports
+  progress there, and caps the last chunk at `max_nodes`, so LIMIT_REACHED comes back with the
+  same LimitKind and, for max_nodes, the same counts as the reference. The kernel releases
+  the GIL (`nogil`), so a ROS callback can set the cancel event while it runs.
 
 Boards are searched in canonical labels (`board.relabelling`: tiles renamed so the goal is the
 canonical one for its blank cell); renaming keeps every move, so the moves found are the moves
@@ -299,6 +299,14 @@ class _IdaStar(driver.Kernel):
             int(self.state[driver.EXPANDED]) + allowed,
         )
 
+    def held(self) -> int:
+        """The boards on the stack: IDA* holds its path and nothing else."""
+        return max(1, int(self.state[_DEPTH]) + 1)
+
+    def bound(self) -> int:
+        """The f bound of the current pass."""
+        return int(self.state[_BOUND])
+
     def grow(self) -> None:
         """Stacks deep enough for the current bound (GROW comes only between passes)."""
         capacity = int(self.state[_BOUND]) + 2 + _STACK_MARGIN
@@ -327,7 +335,7 @@ def fast_idastar(
     began = time.perf_counter()
     start = bytes(start)
     if start == heuristic.goal:
-        return SearchResult.ended("idastar", SearchStatus.SOLVED, began, (0, 1, 1), [start])
+        return SearchResult.ended("idastar", SearchStatus.SOLVED, began, (0, 1, 1, 1), [start])
     h_start = heuristic.evaluate(start)
     canonical = start.translate(heuristic.relabel)
     group_index = _EMPTY_I64
@@ -345,7 +353,7 @@ def fast_idastar(
         np.array([_DIRECTION[move] for move in move_order], dtype=np.int64), group_index, state,
     )
     ended = driver.run(search, budget, chunk)
-    counts = (ended.nodes_expanded, ended.nodes_generated, ended.max_frontier)
+    counts = (ended.nodes_expanded, ended.nodes_generated, ended.max_frontier, ended.max_frontier)
     if ended.status is not SearchStatus.SOLVED:
         return SearchResult.ended("idastar", ended.status, began, counts, limit=ended.limit)
     node_in = search.stacks[2]

@@ -29,6 +29,7 @@ from .tables import (
     EXACT_MAX_SIDE,
     AdditiveDatabase,
     ExactTable,
+    Setup,
     additive_database,
     default_partition,
     exact_table,
@@ -97,13 +98,24 @@ class ResolvedHeuristic:
         return f"ResolvedHeuristic({self.requested!r} -> {self.kind!r}, side {self.side})"
 
 
-def _resolve(name: str, goal: bytes) -> ResolvedHeuristic:
+def best_heuristic(goal: bytes) -> str:
+    """The strongest heuristic for `goal`: its exact table (up to 3x3), else its pattern
+    database (4x4 goals with the blank in a corner), else linear_conflict."""
+    side = board_side(goal)
+    if side <= EXACT_MAX_SIDE:
+        return "table"
+    if default_partition(side, goal.index(0)) is not None:
+        return "pdb"
+    return "linear_conflict"
+
+
+def _resolve(name: str, goal: bytes, setup: Setup | None) -> ResolvedHeuristic:
     side = board_side(goal)
     blank = goal.index(0)
     if name in CLASSIC_HEURISTICS:
         return ResolvedHeuristic(name, name, goal)
     if side <= EXACT_MAX_SIDE:
-        return ResolvedHeuristic(name, "table", goal, table=exact_table(goal))
+        return ResolvedHeuristic(name, "table", goal, table=exact_table(goal, setup))
     if name == "table":
         return ResolvedHeuristic(
             name, "linear_conflict", goal,
@@ -118,13 +130,16 @@ def _resolve(name: str, goal: bytes) -> ResolvedHeuristic:
             note=f"no pattern database for {side}x{side} goals{where} ({offered}): used "
             "linear_conflict",
         )
-    return ResolvedHeuristic(name, "pdb", goal, database=additive_database(goal))
+    return ResolvedHeuristic(
+        name, "pdb", goal, database=additive_database(goal, setup=setup)
+    )
 
 
-def resolve_heuristic(name: str, goal: bytes) -> ResolvedHeuristic:
+def resolve_heuristic(name: str, goal: bytes, setup: Setup | None = None) -> ResolvedHeuristic:
     """What heuristic `name` means for `goal` (a validated goal as bytes), tables included.
 
-    Builds or loads the table it needs on first use; cached per (name, goal) afterwards.
+    Builds or loads the table it needs on first use (waiting within `setup`; SetupStoppedError
+    when that runs out); cached per (name, goal) afterwards.
     """
     check_heuristic(name)
     goal = bytes(goal)
@@ -134,7 +149,7 @@ def resolve_heuristic(name: str, goal: bytes) -> ResolvedHeuristic:
         if found is not None:
             _resolved.move_to_end(key)
             return found
-    resolved = _resolve(name, goal)
+    resolved = _resolve(name, goal, setup)
     with _lock:
         _resolved[key] = resolved
         while len(_resolved) > _RESOLVED_LIMIT:
@@ -163,16 +178,18 @@ def heuristic_function(name: str, goal: BoardLike) -> Callable[[bytes], int]:
     return resolve_heuristic(name, bytes(parse_board(goal))).evaluate
 
 
-def prepare(heuristic: str, side: int, goal: Sequence[int] | None = None) -> float:
+def prepare(
+    heuristic: str, side: int, goal: Sequence[int] | None = None, setup: Setup | None = None
+) -> float:
     """Build or load what `heuristic` needs for `goal` (None: the default goal); the seconds.
 
     For a ROS node's start-up: after it, solves with this heuristic and goal pay no build.
-    Classic heuristics need nothing (a few microseconds).
+    Classic heuristics need nothing (a few microseconds). `setup` bounds the wait.
     """
     began = time.perf_counter()
     check_heuristic(heuristic)
     if isinstance(side, bool) or not isinstance(side, int) or not 2 <= side <= 16:
         raise InvalidRequestError(f"side must be an integer 2..16, got {side!r}")
     target = default_goal(side) if goal is None else parse_goal(goal, side)
-    resolve_heuristic(heuristic, bytes(target))
+    resolve_heuristic(heuristic, bytes(target), setup)
     return time.perf_counter() - began

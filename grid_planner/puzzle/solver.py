@@ -5,47 +5,56 @@ the SolvePuzzle codes (SOLVED=0, UNSOLVABLE=1, INVALID_BOARD=2, INVALID_REQUEST=
 LIMIT_REACHED=4) and whose `message` says why, so the ROS node and the CLI only translate.
 
 >>> outcome = solve("1 2 3 4 0 6 7 5 8")
->>> outcome.status.name, outcome.moves, outcome.optimal
-('SOLVED', ['Down', 'Right'], True)
+>>> outcome.status.name, outcome.moves, outcome.optimal, outcome.algorithm, outcome.heuristic
+('SOLVED', ['Down', 'Right'], True, 'idastar', 'table')
 
-The algorithms are those the registry (`grid_planner.search.registry`) offers for the puzzle.
-IDA* with `manhattan`, `table` or `pdb` runs compiled (`compiled_idastar`, the registry's puzzle
-kernel) when numba is available, with the same results and counts as the reference
-`grid_planner.search.idastar`; everything else runs on the reference algorithms. `table` and
-`pdb` build or load their tables on first use (seconds for the 15-puzzle's pattern database);
-`prepare` does that ahead of time and `warm_up` compiles the kernels, so a server can pay both
-at start-up.
+`auto` (the default, also for empty names) picks the fastest optimal solver the board allows
+(`choose`): IDA* with the exact table on boards up to 3x3, with the 6-6-3 pattern database on
+4x4 goals with the blank in a corner, with linear_conflict elsewhere. The algorithms are those
+the registry (`grid_planner.search.registry`) offers for the puzzle. IDA* with `manhattan`,
+`table` or `pdb` runs compiled (`compiled_idastar`, the registry's puzzle kernel) when numba
+is available, with the same results and counts as the reference `grid_planner.search.idastar`;
+everything else runs on the reference algorithms. `table` and `pdb` build or load their tables
+on first use (seconds for the 15-puzzle's pattern database, `setup_time`), bounded by their own
+`Setup`, never by the search's deadline; `prepare` does that ahead of time and `warm_up`
+compiles the kernels, so a server can pay both at start-up.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import operator
-from collections.abc import Callable
+import time
 from dataclasses import dataclass, field
 
 from ..jit.backend import BackendError, check_backend, resolve_backend
 from ..report import RunReport
-from ..search import Budget, LimitKind, SearchResult, SearchStatus
+from ..search import Budget, LimitKind, SearchProgress, SearchResult, SearchStatus
 from ..search.registry import PUZZLE, AlgorithmInfo, domain_algorithms, offered
 from .board import (
     BoardLike,
     InvalidBoardError,
     InvalidRequestError,
     board_side,
-    inversions,
     is_solvable,
     parse_board,
     parse_goal,
     replay_boards,
 )
 from .compiled_idastar import FAST_HEURISTIC_KINDS, fast_idastar
-from .heuristics import CLASSIC_HEURISTICS
+from .messages import limit_message, unsolvable_reason
 from .problem import PuzzleProblem
-from .resolve import check_heuristic, resolve_heuristic
+from .resolve import best_heuristic, check_heuristic, resolve_heuristic
+from .tables import Setup, SetupStoppedError
 
-DEFAULT_ALGORITHM = "astar"
-DEFAULT_HEURISTIC = "manhattan"
+AUTO = "auto"
+DEFAULT_ALGORITHM = AUTO
+DEFAULT_HEURISTIC = AUTO
+# The algorithm `auto` runs: optimal, memory O(depth), compiled with the table heuristics.
+AUTO_ALGORITHM = "idastar"
+# What uninformed algorithms are given as a heuristic (they never read it).
+_UNUSED_HEURISTIC = "manhattan"
 # The registry's puzzle algorithms, in the order `compare` runs them.
 PUZZLE_ALGORITHMS = domain_algorithms(PUZZLE)
 IDASTAR_FALLBACK = "IDA* runs on the reference implementation, far slower"
@@ -53,11 +62,32 @@ IDASTAR_FALLBACK = "IDA* runs on the reference implementation, far slower"
 # puzzles (every solvable board is solvable within them, so the limit never hides the only
 # solutions). No diameter is known for larger boards; they get side**3, an arbitrary bound.
 KNOWN_DIAMETERS = {2: 6, 3: 31, 4: 80}
+# Set-up below this many seconds (a table already in memory) is not mentioned in the message.
+_NOTABLE_SETUP_S = 0.01
 
 
 def default_depth_limit(side: int) -> int:
     """The dfs/iddfs depth limit used when a request gives max_depth 0."""
     return KNOWN_DIAMETERS.get(side, side**3)
+
+
+def choose(algorithm: str, heuristic: str, goal: bytes) -> tuple[str, str, tuple[str, ...]]:
+    """(algorithm, heuristic, the names `auto` chose) for a request; empty means auto.
+
+    `auto` as the algorithm is IDA*; `auto` as the heuristic is the strongest one for the goal
+    (`best_heuristic`), or "" for an uninformed algorithm. Explicit names are kept as given.
+    """
+    chosen = []
+    if algorithm in ("", AUTO):
+        algorithm = AUTO_ALGORITHM
+        chosen.append("algorithm")
+    info = offered(PUZZLE, algorithm)
+    if heuristic in ("", AUTO):
+        heuristic = ""
+        if info is not None and info.informed:
+            heuristic = best_heuristic(goal)
+            chosen.append("heuristic")
+    return algorithm, heuristic, tuple(chosen)
 
 
 class PuzzleStatus(enum.IntEnum):
@@ -71,12 +101,42 @@ class PuzzleStatus(enum.IntEnum):
 
 
 @dataclass
+class SolveProgress:
+    """What a running solve is doing, for another thread to read (an action's feedback).
+
+    `phase` is what the caller says before the solve starts (e.g. "queued"), then "setup"
+    (getting its table ready), "search" and "done"; `search` holds the search's counts
+    (written by it as it runs).
+    """
+
+    phase: str = "setup"
+    setup_began: float = 0.0
+    setup_time: float = 0.0
+    search_began: float = 0.0
+    search: SearchProgress = field(default_factory=SearchProgress)
+
+    @property
+    def setup_elapsed(self) -> float:
+        """Seconds of set-up so far (all of it once the search has started)."""
+        if self.phase == "setup" and self.setup_began:
+            return time.monotonic() - self.setup_began
+        return self.setup_time
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds of search so far (0 before it starts)."""
+        return time.monotonic() - self.search_began if self.phase == "search" else 0.0
+
+
+@dataclass
 class PuzzleOutcome:
     """The answer to one solve request, with the search's evidence.
 
     `moves` are the blank's moves from `board` to `goal`; `planning_time` is the search
-    alone (0 when no search ran). `result` is the underlying SearchResult (None when the
-    request was refused or the board is unsolvable); `backend` what ran it.
+    alone (0 when no search ran), `setup_time` the seconds spent getting its heuristic table
+    ready before it (built, loaded, or waited for). `algorithm` and `heuristic` are what ran;
+    `auto` names those that `auto` chose. `result` is the underlying SearchResult (None when
+    the request was refused or the board is unsolvable); `backend` what ran it.
     """
 
     status: PuzzleStatus
@@ -89,6 +149,8 @@ class PuzzleOutcome:
     moves: list[str] = field(default_factory=list)
     result: SearchResult | None = None
     backend: str = ""
+    setup_time: float = 0.0
+    auto: tuple[str, ...] = ()
 
     @property
     def success(self) -> bool:
@@ -121,6 +183,11 @@ class PuzzleOutcome:
         return self.result.max_frontier if self.result is not None else 0
 
     @property
+    def nodes_held(self) -> int:
+        """The most states the search held in memory at once (0 when none ran)."""
+        return self.result.nodes_held if self.result is not None else 0
+
+    @property
     def planning_time(self) -> float:
         """Seconds of the search alone (0 when none ran)."""
         return self.result.elapsed if self.result is not None else 0.0
@@ -143,11 +210,14 @@ class PuzzleOutcome:
 
     def to_dict(self) -> dict:
         """The outcome as plain JSON-ready values (the CLI's `--json`): the report, the code,
-        the moves and the boards."""
+        the memory held, the set-up time, what `auto` chose, the moves and the boards."""
         return {
             **self.report().to_dict(),
             "status_code": int(self.status),
             "success": self.success,
+            "nodes_held": self.nodes_held,
+            "setup_time": self.setup_time,
+            "auto": list(self.auto),
             "moves": list(self.moves),
             "board": list(self.board),
             "goal": list(self.goal),
@@ -172,48 +242,44 @@ def _check_request(
 ) -> int:
     if info is None:
         raise InvalidRequestError(
-            f"unknown algorithm {algorithm!r}; algorithms are {', '.join(PUZZLE_ALGORITHMS)}"
+            f"unknown algorithm {algorithm!r}; algorithms are {AUTO}, "
+            f"{', '.join(PUZZLE_ALGORITHMS)}"
         )
-    check_heuristic(heuristic)
+    if heuristic:
+        check_heuristic(heuristic)
     depth = _check_count("max_depth", max_depth)
     if budget is not None:
-        if budget.max_nodes is not None:
-            _check_count("max_nodes", budget.max_nodes)
-        if budget.max_depth is not None:
-            _check_count("budget max_depth", budget.max_depth)
+        for name, value in (("max_expansions", budget.max_nodes), ("max_nodes", budget.max_held),
+                            ("budget max_depth", budget.max_depth)):
+            if value is not None:
+                _check_count(name, value)
     return depth
 
 
-def _unsolvable_reason(board: tuple[int, ...], goal: tuple[int, ...], side: int) -> str:
-    def parity(tiles):
-        return "odd" if tiles % 2 else "even"
+def _search(
+    info, tiles, goal, resolved, depth, side, budget, backend
+) -> tuple[SearchResult, int | None, str]:
+    """Run the search: (its result, the depth limit it had, the backend that ran it)."""
+    has_kernel = info.kernel(PUZZLE) is not None and resolved.kind in FAST_HEURISTIC_KINDS
+    backend = resolve_backend(backend, has_kernel, IDASTAR_FALLBACK)
+    if backend == "numba":
+        return fast_idastar(bytes(tiles), resolved, budget), None, backend
+    problem = PuzzleProblem(tiles, goal, resolved)
+    options = {}
+    depth_limit = None
+    if info.depth_option:
+        depth_limit = depth or default_depth_limit(side)
+        if budget is not None and budget.max_depth is not None:
+            depth_limit = min(depth_limit, budget.max_depth)
+        options = {info.depth_option: depth_limit}
+    return info(problem, budget, **options), depth_limit, backend
 
-    if side % 2:
-        return (
-            f"board is unsolvable: its inversion count ({inversions(board)}, "
-            f"{parity(inversions(board))}) and the goal's ({inversions(goal)}, "
-            f"{parity(inversions(goal))}) differ in parity, which no move changes"
-        )
-    board_sum = inversions(board) + board.index(0) // side
-    goal_sum = inversions(goal) + goal.index(0) // side
-    return (
-        f"board is unsolvable: inversions + blank row is {board_sum} ({parity(board_sum)}) "
-        f"but {goal_sum} ({parity(goal_sum)}) for the goal, and no move changes that parity"
-    )
 
-
-def _limit_message(result: SearchResult, budget: Budget | None, depth: int | None) -> str:
-    kind = result.limit
-    if kind is LimitKind.MAX_NODES:
-        cap = budget.max_nodes if budget else None
-        return f"node budget exhausted: {result.nodes_expanded} nodes expanded (max_nodes {cap})"
-    if kind is LimitKind.MAX_DEPTH:
-        return f"no solution within the depth limit of {depth} moves"
-    if kind is LimitKind.DEADLINE:
-        return f"time limit reached after {result.elapsed:.3f} s of search"
-    if kind is LimitKind.CANCELLED:
-        return "search cancelled"
-    return "search stopped by a limit"
+def _after_setup(budget: Budget | None, seconds: float) -> Budget | None:
+    """`budget` with its deadline moved by the set-up time: set-up never eats the search's."""
+    if budget is None or budget.deadline is None or seconds <= 0.0:
+        return budget
+    return dataclasses.replace(budget, deadline=budget.deadline + seconds)
 
 
 def solve(
@@ -225,110 +291,91 @@ def solve(
     budget: Budget | None = None,
     *,
     backend: str = "auto",
+    setup: Setup | None = None,
+    progress: SolveProgress | None = None,
 ) -> PuzzleOutcome:
     """Solve the puzzle `board` -> `goal` (None or empty: 1..n*n-1 then 0) with `algorithm`.
 
-    Empty `algorithm`/`heuristic` mean the defaults (astar, manhattan). `heuristic` is used by
-    astar and idastar only; `table`/`pdb` fall back to linear_conflict where no table exists
-    (the message says so). `max_depth` limits dfs and iddfs (0: `default_depth_limit`, e.g.
-    31 for 3x3). `budget` bounds nodes, time and allows cancelling. Unsolvable boards are
+    `algorithm`/`heuristic` "auto" or empty: `choose` decides. `heuristic` is used by astar
+    and idastar only; `table`/`pdb` fall back to linear_conflict where no table exists (the
+    message says so). `max_depth` limits dfs and iddfs (0: `default_depth_limit`, e.g. 31 for
+    3x3). `budget` bounds the search: `max_held` its memory in states (the user's
+    `max_nodes`), `max_nodes` its expansions (the user's `max_expansions`), its deadline,
+    cancelling. Getting a table ready is bounded by `setup` (its cancel defaults to the
+    budget's) and moves the budget's deadline by the time it took. Unsolvable boards are
     answered from the parity test before any search, with zero nodes. `backend` (one of
     `grid_planner.jit.backend.BACKENDS`) chooses between the compiled and the reference IDA*.
-    Building a table on first use is not part of `planning_time`.
+    `progress`, when given, is kept up to date for another thread to read.
     """
-    algorithm = algorithm or DEFAULT_ALGORITHM
-    heuristic = heuristic or DEFAULT_HEURISTIC
     try:
         tiles = parse_board(board)
     except InvalidBoardError as error:
         return PuzzleOutcome(PuzzleStatus.INVALID_BOARD, str(error), algorithm=algorithm)
     side = board_side(tiles)
-    info = offered(PUZZLE, algorithm)
-    informed = info is not None and info.informed
     outcome = PuzzleOutcome(
         PuzzleStatus.INVALID_REQUEST, "", board=tiles, side=side, algorithm=algorithm,
-        heuristic=heuristic if informed else "",
+        heuristic=heuristic,
     )
     try:
         outcome.goal = parse_goal(goal, side)
+        algorithm, heuristic, outcome.auto = choose(algorithm, heuristic, bytes(outcome.goal))
+        outcome.algorithm, outcome.heuristic = algorithm, heuristic
+        info = offered(PUZZLE, algorithm)
         depth = _check_request(info, algorithm, heuristic, max_depth, budget)
         check_backend(backend)
+        if not info.informed:
+            heuristic = outcome.heuristic = ""
     except (InvalidRequestError, BackendError) as error:
         outcome.message = str(error)
         return outcome
     if not is_solvable(tiles, outcome.goal):
         outcome.status = PuzzleStatus.UNSOLVABLE
-        outcome.message = _unsolvable_reason(tiles, outcome.goal, side)
+        outcome.message = unsolvable_reason(tiles, outcome.goal, side)
         return outcome
 
-    resolved = resolve_heuristic(heuristic if informed else DEFAULT_HEURISTIC, bytes(outcome.goal))
-    note = f"; {heuristic}: {resolved.note}" if informed and resolved.note else ""
-    depth_limit = None
-    has_kernel = info.kernel(PUZZLE) is not None and resolved.kind in FAST_HEURISTIC_KINDS
-    outcome.backend = resolve_backend(backend, has_kernel, IDASTAR_FALLBACK)
-    if outcome.backend == "numba":
-        result = fast_idastar(bytes(tiles), resolved, budget)
-    else:
-        problem = PuzzleProblem(tiles, outcome.goal, resolved)
-        options = {}
-        if info.depth_option:
-            depth_limit = depth or default_depth_limit(side)
-            if budget is not None and budget.max_depth is not None:
-                depth_limit = min(depth_limit, budget.max_depth)
-            options = {info.depth_option: depth_limit}
-        result = info(problem, budget, **options)
-
+    progress = progress or SolveProgress()
+    if budget is not None and setup is None:
+        setup = Setup(cancel=budget.cancel)
+    began = progress.setup_began = time.monotonic()
+    progress.phase = "setup"
+    try:
+        resolved = resolve_heuristic(heuristic or _UNUSED_HEURISTIC, bytes(outcome.goal), setup)
+    except SetupStoppedError as error:
+        outcome.setup_time = progress.setup_time = time.monotonic() - began
+        outcome.status = PuzzleStatus.LIMIT_REACHED
+        outcome.message = str(error)
+        outcome.result = SearchResult(algorithm, SearchStatus.LIMIT_REACHED, limit=error.limit)
+        progress.phase = "done"
+        return outcome
+    outcome.setup_time = progress.setup_time = time.monotonic() - began
+    budget = _after_setup(budget, outcome.setup_time)
+    if budget is not None:
+        budget = dataclasses.replace(budget, progress=progress.search)
+    progress.search_began = time.monotonic()
+    progress.phase = "search"
+    result, depth_limit, outcome.backend = _search(
+        info, tiles, outcome.goal, resolved, depth, side, budget, backend
+    )
+    progress.phase = "done"
     outcome.result = result
+    notes = "".join(
+        f"; {text}" for text in (
+            f"{heuristic}: {resolved.note}" if heuristic and resolved.note else "",
+            f"auto chose {algorithm}" + (f" with {heuristic}" if heuristic else "")
+            if outcome.auto else "",
+            f"setup {outcome.setup_time:.2f} s (tables ready, not counted in the timeout)"
+            if outcome.setup_time >= _NOTABLE_SETUP_S else "",
+        ) if text
+    )
     if result.status is SearchStatus.SOLVED:
         outcome.status = PuzzleStatus.SOLVED
         outcome.moves = list(result.actions)
         quality = "optimal" if result.optimal else f"not guaranteed shortest with {algorithm}"
-        outcome.message = f"solved in {result.length} moves ({quality}){note}"
+        outcome.message = f"solved in {result.length} moves ({quality}){notes}"
     elif result.status is SearchStatus.LIMIT_REACHED:
         outcome.status = PuzzleStatus.LIMIT_REACHED
-        outcome.message = _limit_message(result, budget, depth_limit) + note
+        outcome.message = limit_message(result, budget, depth_limit) + notes
     else:  # the parity test said solvable, so an exhausted search means a broken invariant
         outcome.status = PuzzleStatus.UNSOLVABLE
         outcome.message = f"{algorithm} exhausted every reachable board without reaching the goal"
     return outcome
-
-
-def per_run_budget(
-    timeout: float | None = 10.0, max_nodes: int | None = 200_000
-) -> Callable[[], Budget]:
-    """A budget factory for `compare`: each run gets a deadline `timeout` s after it starts."""
-
-    def fresh() -> Budget:
-        return Budget.from_timeout(timeout, max_nodes=max_nodes)
-
-    return fresh
-
-
-def compare(
-    board: BoardLike,
-    goal: BoardLike | None = None,
-    budget_per_run: Budget | Callable[[], Budget] | None = None,
-    *,
-    algorithms: tuple[str, ...] = PUZZLE_ALGORITHMS,
-    heuristics: tuple[str, ...] = CLASSIC_HEURISTICS,
-    max_depth: int = 0,
-) -> list[PuzzleOutcome]:
-    """Solve `board` with every algorithm (informed ones once per heuristic), one outcome each.
-
-    The default heuristics are the classic ones, which need no table; pass
-    `heuristics=HEURISTICS` to include `table` and `pdb`.
-
-    `budget_per_run` is a Budget shared by all runs (mind a shared deadline) or a factory
-    called before each run; None means `per_run_budget()` (10 s, 200,000 expansions per run),
-    so hopeless runs (BFS or IDDFS on a hard 15-puzzle) come back LIMIT_REACHED.
-    """
-    make_budget = per_run_budget() if budget_per_run is None else budget_per_run
-    outcomes = []
-    for algorithm in algorithms:
-        info = offered(PUZZLE, algorithm)
-        informed = info is not None and info.informed
-        for heuristic in heuristics if informed else (DEFAULT_HEURISTIC,):
-            budget = make_budget() if callable(make_budget) else make_budget
-            outcomes.append(solve(board, goal, algorithm, heuristic, max_depth, budget))
-    return outcomes
-

@@ -15,11 +15,16 @@ How every algorithm counts, so that results compare like with like:
 - `max_frontier`: the peak size of what waits to be explored: the queue (BFS), both layers
   (bidirectional BFS), the heap including stale entries (A*, uniform-cost), the current path
   (DFS, IDDFS, IDA*, which keep one lazy successor iterator per path state).
+- `nodes_held`: the peak number of states the search keeps in memory, what the budget's
+  `max_held` bounds: every state seen (BFS, bidirectional BFS), the expanded states plus the
+  heap (A*, uniform-cost), the states a depth-first pass remembers (DFS, IDDFS: their per-pass
+  table, far more than the path), the path alone (IDA*).
 - `elapsed`: `time.perf_counter()` seconds for the search alone.
 
-Budgets: `max_nodes` is compared before every expansion; the deadline and the cancel flag are
-read before the first expansion and then every `CLOCK_CHECK_INTERVAL` expansions, because
-reading the clock per node would cost more than the node. A search stopped by a budget, or a
+Budgets: `max_nodes` and `max_held` are compared before every expansion; the deadline and the
+cancel flag are read (and `progress` written) before the first expansion and then every
+`CLOCK_CHECK_INTERVAL` expansions, because reading the clock per node would cost more than
+the node. A search stopped by a budget, or a
 depth-limited search that cut states and found nothing, ends LIMIT_REACHED with the LimitKind.
 """
 
@@ -39,7 +44,7 @@ from .registry import (
     lookup,
     offered,
 )
-from .result import Budget, LimitKind, SearchResult, SearchStatus
+from .result import Budget, LimitKind, SearchProgress, SearchResult, SearchStatus
 from .uninformed import bfs, bidirectional_bfs, dfs, iddfs
 
 __all__ = [
@@ -52,6 +57,7 @@ __all__ = [
     "LimitKind",
     "ReversibleProblem",
     "SearchProblem",
+    "SearchProgress",
     "SearchResult",
     "SearchStatus",
     "astar",

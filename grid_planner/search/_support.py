@@ -23,8 +23,9 @@ def search_ending(
 ) -> Callable[..., SearchResult]:
     """`finish(status, states=(), actions=(), cost=0.0, limit=None)` for a search starting now.
 
-    `counts` reads the search's own counters (expanded, generated, max_frontier) when it ends:
-    the algorithms keep them in local variables, which is what makes their loops fast.
+    `counts` reads the search's own counters (expanded, generated, max_frontier, peak states
+    held) when it ends: the algorithms keep them in local variables, which is what makes their
+    loops fast.
     """
     started = time.perf_counter()
 
@@ -36,28 +37,41 @@ def search_ending(
     return finish
 
 
-def make_limit_check(budget: Budget | None) -> Callable[[int], LimitKind | None]:
-    """A function of `nodes_expanded` that returns the LimitKind that has struck, if any.
+LimitCheck = Callable[[int, int, int, int], "LimitKind | None"]
 
-    Called before every expansion: the node count is compared every time, the clock and the
-    cancel flag only every CLOCK_CHECK_INTERVAL expansions.
+
+def make_limit_check(budget: Budget | None) -> LimitCheck:
+    """`check(expanded, generated, held, frontier)`: the LimitKind that has struck, if any.
+
+    Called before every expansion with the search's counts (`held`: the states it holds in
+    memory now, `frontier`: those waiting). The node and memory counts are compared every
+    time; the clock and the cancel flag are read, and `budget.progress` is written, only every
+    CLOCK_CHECK_INTERVAL expansions.
     """
     if budget is None:
-        return lambda _expanded: None
+        return lambda _expanded, _generated, _held, _frontier: None
     max_nodes = budget.max_nodes if budget.max_nodes is not None else sys.maxsize
-    if not budget.clocked:
+    max_held = budget.max_held if budget.max_held is not None else sys.maxsize
+    progress = budget.progress
+    if not budget.clocked and progress is None:
 
-        def check_nodes(expanded: int) -> LimitKind | None:
-            return LimitKind.MAX_NODES if expanded >= max_nodes else None
+        def check_counts(expanded: int, _generated: int, held: int, _frontier: int):
+            if expanded >= max_nodes:
+                return LimitKind.MAX_NODES
+            return LimitKind.MEMORY if held >= max_held else None
 
-        return check_nodes
+        return check_counts
 
     clock_exceeded = budget.clock_exceeded
 
-    def check(expanded: int) -> LimitKind | None:
+    def check(expanded: int, generated: int, held: int, frontier: int) -> LimitKind | None:
         if expanded >= max_nodes:
             return LimitKind.MAX_NODES
+        if held >= max_held:
+            return LimitKind.MEMORY
         if expanded & _CLOCK_MASK == 0:
+            if progress is not None:
+                progress.record(expanded, generated, held, frontier)
             return clock_exceeded()
         return None
 

@@ -42,14 +42,14 @@ def _without_heuristic(problem: SearchProblem):
 
 def _best_first(problem: SearchProblem, budget: Budget | None, name: str, informed: bool):
     """A* (informed) or uniform-cost search; see `astar` for the rules both follow."""
-    finish = search_ending(name, lambda: (expanded, generated, max_frontier))
+    finish = search_ending(name, lambda: (expanded, generated, max_frontier, max_held))
     check = make_limit_check(budget)
     is_goal = problem.is_goal
     expand = _with_heuristic(problem) if informed else _without_heuristic(problem)
     heappush, heappop = heapq.heappush, heapq.heappop
     start = problem.start
     h_start = problem.heuristic(start) if informed else 0
-    expanded, generated, max_frontier = 0, 1, 1
+    expanded, generated, max_frontier, max_held = 0, 1, 1, 1
     best_g = {start: 0}
     parent = {start: None}
     counter = 0
@@ -65,7 +65,7 @@ def _best_first(problem: SearchProblem, budget: Budget | None, name: str, inform
             continue  # stale: a cheaper entry for this state was pushed after this one
         if is_goal(state):
             return finish(SearchStatus.SOLVED, *walk_back(parent, state))
-        stop = check(expanded)
+        stop = check(expanded, generated, expanded + len(heap), len(heap))
         if stop is not None:
             return finish(SearchStatus.LIMIT_REACHED, limit=stop)
         expanded += 1
@@ -83,6 +83,8 @@ def _best_first(problem: SearchProblem, budget: Budget | None, name: str, inform
             heappush(heap, (g_child + h_child, -g_child, counter, child, h_child))
         if len(heap) > max_frontier:
             max_frontier = len(heap)
+        if expanded + len(heap) > max_held:
+            max_held = expanded + len(heap)
     return finish(SearchStatus.NO_SOLUTION)
 
 
@@ -93,7 +95,8 @@ def astar(problem: SearchProblem, budget: Budget | None = None) -> SearchResult:
     cheaply, and heap entries made stale by that are skipped when popped (lazy deletion). The
     goal test runs when a state is popped, which is what makes the answer optimal. Ties in f
     go to the larger g, then to the earlier insertion, so runs are deterministic.
-    `max_frontier` counts heap entries, stale ones included (that is the memory held).
+    `max_frontier` counts heap entries, stale ones included; the states held (what
+    `Budget.max_held` bounds) are the closed set (states expanded) plus the heap.
     """
     return _best_first(problem, budget, "astar", informed=True)
 
@@ -118,9 +121,9 @@ def idastar(problem: SearchProblem, budget: Budget | None = None) -> SearchResul
     counts every child produced except the undo step, pruned or not, on every pass, plus the
     start once: Korf's (1985) convention, whose 15-puzzle counts this reproduces exactly with
     his move order; `nodes_expanded` counts the start on every pass. `max_frontier` is the
-    deepest stack.
+    deepest stack, which is also all it holds (`nodes_held`).
     """
-    finish = search_ending("idastar", lambda: (expanded, generated, max_frontier))
+    finish = search_ending("idastar", lambda: (expanded, generated, max_frontier, max_frontier))
     check = make_limit_check(budget)
     is_goal = problem.is_goal
     expand = _with_heuristic(problem)
@@ -131,8 +134,11 @@ def idastar(problem: SearchProblem, budget: Budget | None = None) -> SearchResul
     if is_goal(start):
         return finish(SearchStatus.SOLVED, [start])
     bound = h_start
+    progress = budget.progress if budget is not None else None
     while True:
-        stop = check(expanded)
+        if progress is not None:
+            progress.bound = bound
+        stop = check(expanded, generated, 1, 1)
         if stop is not None:
             return finish(SearchStatus.LIMIT_REACHED, limit=stop)
         expanded += 1
@@ -164,7 +170,7 @@ def idastar(problem: SearchProblem, budget: Budget | None = None) -> SearchResul
                 return finish(
                     SearchStatus.SOLVED, [*states, child], [*actions, action], g_child
                 )
-            stop = check(expanded)
+            stop = check(expanded, generated, len(states), len(states))
             if stop is not None:
                 return finish(SearchStatus.LIMIT_REACHED, limit=stop)
             expanded += 1

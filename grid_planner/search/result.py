@@ -21,9 +21,33 @@ class LimitKind(enum.Enum):
     """Which budget stopped a search that ended with LIMIT_REACHED."""
 
     MAX_NODES = "max_nodes"
+    MEMORY = "memory"
     MAX_DEPTH = "max_depth"
     DEADLINE = "deadline"
     CANCELLED = "cancelled"
+
+
+@dataclass(slots=True)
+class SearchProgress:
+    """A running search's counters, for another thread to read (feedback, progress logs).
+
+    The search writes them at its clock checks (`CLOCK_CHECK_INTERVAL` expansions apart, or
+    between the chunks of a compiled kernel); a reader sees a recent, not a current, state.
+    `bound` is the current f bound of IDA* or depth limit of IDDFS (0 for the others).
+    """
+
+    nodes_expanded: int = 0
+    nodes_generated: int = 0
+    nodes_held: int = 0
+    frontier: int = 0
+    bound: int = 0
+
+    def record(self, expanded: int, generated: int, held: int, frontier: int) -> None:
+        """Store the search's counts now."""
+        self.nodes_expanded = expanded
+        self.nodes_generated = generated
+        self.nodes_held = held
+        self.frontier = frontier
 
 
 @dataclass(frozen=True)
@@ -31,16 +55,20 @@ class Budget:
     """Bounds on one search, all optional.
 
     `deadline` is a `time.monotonic()` instant (a steady clock: simulated time may pause).
-    `max_nodes` bounds the nodes expanded (and so the memory a graph search holds).
-    `cancel` is set by another thread (a ROS callback) to stop the search early.
-    `max_depth` bounds the path length of the depth-first searches (dfs, iddfs); the others
-    ignore it.
+    `max_nodes` bounds the nodes expanded. `max_held` bounds the memory a search holds, in
+    states: open + closed sets (A*, uniform-cost, BFS, bidirectional BFS), the states a
+    depth-first pass remembers, the path (IDA*); a search stops before an expansion once it
+    holds that many. `cancel` is set by another thread (a ROS callback) to stop the search
+    early. `max_depth` bounds the path length of the depth-first searches (dfs, iddfs); the
+    others ignore it. `progress`, when given, receives the search's counts as it runs.
     """
 
     max_nodes: int | None = None
     max_depth: int | None = None
     deadline: float | None = None
     cancel: threading.Event | None = None
+    max_held: int | None = None
+    progress: SearchProgress | None = None
 
     @classmethod
     def from_timeout(
@@ -49,15 +77,22 @@ class Budget:
         max_nodes: int | None = None,
         max_depth: int | None = None,
         cancel: threading.Event | None = None,
+        max_held: int | None = None,
+        progress: SearchProgress | None = None,
     ) -> Budget:
         """A budget whose deadline is `timeout` seconds from now (None: no deadline)."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        return cls(max_nodes=max_nodes, max_depth=max_depth, deadline=deadline, cancel=cancel)
+        return cls(
+            max_nodes=max_nodes, max_depth=max_depth, deadline=deadline, cancel=cancel,
+            max_held=max_held, progress=progress,
+        )
 
-    def exceeded(self, nodes_expanded: int) -> LimitKind | None:
-        """The limit that `nodes_expanded` (or the clock, or a cancel) has hit, if any."""
+    def exceeded(self, nodes_expanded: int, nodes_held: int = 0) -> LimitKind | None:
+        """The limit that `nodes_expanded`, `nodes_held` (or the clock, or a cancel) has hit."""
         if self.max_nodes is not None and nodes_expanded >= self.max_nodes:
             return LimitKind.MAX_NODES
+        if self.max_held is not None and nodes_held >= self.max_held:
+            return LimitKind.MEMORY
         return self.clock_exceeded()
 
     def clock_exceeded(self) -> LimitKind | None:
@@ -85,7 +120,8 @@ class SearchResult:
 
     `states` runs from the start to the goal inclusive (empty unless SOLVED); `actions` has one
     entry fewer. `optimal` is true only for a SOLVED result from an algorithm that guarantees a
-    least-cost answer. `limit` says which budget ended a LIMIT_REACHED search.
+    least-cost answer. `limit` says which budget ended a LIMIT_REACHED search. `nodes_held`
+    is the most states the search held in memory at once (what `Budget.max_held` bounds).
     """
 
     algorithm: str
@@ -99,6 +135,7 @@ class SearchResult:
     elapsed: float = 0.0
     optimal: bool = False
     limit: LimitKind | None = None
+    nodes_held: int = 0
 
     @classmethod
     def ended(
@@ -106,7 +143,7 @@ class SearchResult:
         algorithm: str,
         status: SearchStatus,
         started: float,
-        counts: tuple[int, int, int],
+        counts: tuple[int, ...],
         states: Sequence = (),
         actions: Sequence = (),
         cost: float = 0.0,
@@ -115,10 +152,11 @@ class SearchResult:
     ) -> SearchResult:
         """The result of a search that began at `perf_counter()` time `started` and ends now.
 
-        `counts` are (nodes_expanded, nodes_generated, max_frontier); `optimal` is set when
-        the search SOLVED and `guarantees_optimal` holds for this algorithm and problem.
+        `counts` are (nodes_expanded, nodes_generated, max_frontier, nodes_held), the last
+        optional (0); `optimal` is set when the search SOLVED and `guarantees_optimal` holds
+        for this algorithm and problem.
         """
-        expanded, generated, max_frontier = counts
+        expanded, generated, max_frontier = counts[:3]
         return cls(
             algorithm=algorithm,
             status=status,
@@ -131,6 +169,7 @@ class SearchResult:
             elapsed=time.perf_counter() - started,
             optimal=guarantees_optimal and status is SearchStatus.SOLVED,
             limit=limit,
+            nodes_held=counts[3] if len(counts) > 3 else 0,
         )
 
     @property

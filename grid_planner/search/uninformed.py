@@ -25,22 +25,23 @@ def bfs(problem: SearchProblem, budget: Budget | None = None) -> SearchResult:
     """Breadth-first search: a path with the fewest steps, or why there is none.
 
     The goal test runs when a state is generated (safe for BFS, and it saves a whole layer).
+    The states held are every state seen (the queue and the expanded ones).
     """
     finish = search_ending(
-        "bfs", lambda: (expanded, generated, max_frontier), declares_unit_cost(problem)
+        "bfs", lambda: (expanded, generated, max_frontier, len(parent)),
+        declares_unit_cost(problem),
     )
     check = make_limit_check(budget)
     is_goal = problem.is_goal
     successors = problem.successors
     start = problem.start
     expanded, generated, max_frontier = 0, 1, 1
-
+    parent = {start: None}
     if is_goal(start):
         return finish(SearchStatus.SOLVED, [start])
-    parent = {start: None}
     frontier = deque([start])
     while frontier:
-        stop = check(expanded)
+        stop = check(expanded, generated, len(parent), len(frontier))
         if stop is not None:
             return finish(SearchStatus.LIMIT_REACHED, limit=stop)
         state = frontier.popleft()
@@ -63,7 +64,8 @@ class _Pass:
     or LIMIT_REACHED with the LimitKind (MAX_DEPTH: it cut states at its depth limit)."""
 
     __slots__ = (
-        "actions", "cost", "expanded", "generated", "limit", "max_frontier", "states", "status"
+        "actions", "cost", "expanded", "generated", "held", "limit", "max_frontier", "states",
+        "status",
     )
 
     def __init__(self) -> None:
@@ -75,9 +77,12 @@ class _Pass:
         self.expanded = 0
         self.generated = 0
         self.max_frontier = 0
+        self.held = 0
 
 
-def _depth_first_pass(problem: SearchProblem, check, limit: int | None, expanded: int) -> _Pass:
+def _depth_first_pass(
+    problem: SearchProblem, check, limit: int | None, expanded: int, generated_before: int = 0
+) -> _Pass:
     """One depth-first search from the start, to depth `limit` (None: unlimited).
 
     The stack holds one successor iterator per state on the current path, so the path is the
@@ -87,7 +92,8 @@ def _depth_first_pass(problem: SearchProblem, check, limit: int | None, expanded
     can never hide a solution within the limit. A state at the limit counts as a cut only if
     it has a successor not seen shallower (checked until the first cut), so "cut" means a
     solution may really lie deeper. `expanded` is the count so far (IDDFS passes accumulate
-    it), so node budgets span passes.
+    it), so node budgets span passes; `generated_before` is only reported as progress. The
+    states held are the remembered states (the path among them).
     """
     result = _Pass()
     is_goal = problem.is_goal
@@ -99,17 +105,19 @@ def _depth_first_pass(problem: SearchProblem, check, limit: int | None, expanded
     costs: list = []
     result.max_frontier = 1
 
+    best_depth = {start: 0}
+
     def done(status, limit=None):
         result.status = status
         result.limit = limit
         result.expanded = expanded
         result.generated = generated
+        result.held = len(best_depth)
         return result
 
     if is_goal(start):
         result.states = states
         return done(SearchStatus.SOLVED)
-    best_depth = {start: 0}
     limited = limit is not None
     cut = False
 
@@ -128,7 +136,7 @@ def _depth_first_pass(problem: SearchProblem, check, limit: int | None, expanded
                 return True
         return False
 
-    stop = check(expanded)
+    stop = check(expanded, generated_before + generated, 1, 1)
     if stop is not None:
         return done(SearchStatus.LIMIT_REACHED, stop)
     expanded += 1
@@ -161,13 +169,15 @@ def _depth_first_pass(problem: SearchProblem, check, limit: int | None, expanded
             return done(SearchStatus.SOLVED)
         if limited and depth >= limit:
             if not cut:
-                stop = check(expanded)
+                stop = check(
+                    expanded, generated_before + generated, len(best_depth), len(iterators)
+                )
                 if stop is not None:
                     return done(SearchStatus.LIMIT_REACHED, stop)
                 expanded += 1
                 cut = cuts_below(child, depth)
             continue
-        stop = check(expanded)
+        stop = check(expanded, generated_before + generated, len(best_depth), len(iterators))
         if stop is not None:
             return done(SearchStatus.LIMIT_REACHED, stop)
         expanded += 1
@@ -188,7 +198,7 @@ def _ended_pass(cut: bool) -> tuple[SearchStatus, LimitKind | None]:
 
 
 def _pass_result(name: str, found: _Pass, started: float, optimal: bool) -> SearchResult:
-    counts = (found.expanded, found.generated, found.max_frontier)
+    counts = (found.expanded, found.generated, found.max_frontier, found.held)
     return SearchResult.ended(
         name, found.status, started, counts, found.states, found.actions, found.cost,
         found.limit, optimal,
@@ -219,23 +229,29 @@ def iddfs(
     first solution found is at the smallest depth. Stops with NO_SOLUTION when a pass cuts
     nothing, or LIMIT_REACHED / MAX_DEPTH after the pass at `max_depth` (or
     `budget.max_depth`). Counters accumulate over the passes; the start counts as generated
-    once, as expanded on every pass that expands it.
+    once, as expanded on every pass that expands it. A pass's memory of seen states is what
+    it holds (`nodes_held`: the largest over the passes, bounded by `budget.max_held`).
     """
     started = time.perf_counter()
     cap = effective_depth_limit(max_depth, budget)
     check = make_limit_check(budget)
-    expanded = generated = max_frontier = 0
+    progress = budget.progress if budget is not None else None
+    expanded = generated = max_frontier = held = 0
     limit = 0
     while True:
-        found = _depth_first_pass(problem, check, limit, expanded)
+        if progress is not None:
+            progress.bound = limit
+        found = _depth_first_pass(problem, check, limit, expanded, generated)
         expanded = found.expanded
         generated += found.generated if limit == 0 else found.generated - 1
         max_frontier = max(max_frontier, found.max_frontier)
+        held = max(held, found.held)
         if found.limit is not LimitKind.MAX_DEPTH or (cap is not None and limit >= cap):
             break
         limit += 1
     found.generated = generated
     found.max_frontier = max_frontier
+    found.held = held
     return _pass_result("iddfs", found, started, optimal=declares_unit_cost(problem))
 
 
@@ -246,26 +262,28 @@ def bidirectional_bfs(problem: ReversibleProblem, budget: Budget | None = None) 
     generated state against the other side's seen states. Expanding whole layers is what keeps
     the answer shortest: the first meeting inside a layer is then at the least total depth,
     whereas alternating node by node can meet first on a path one step too long.
-    The goal counts as generated alongside the start.
+    The goal counts as generated alongside the start. The states held are both sides' seen
+    states.
     """
     if not hasattr(problem, "predecessors") or not hasattr(problem, "goal"):
         raise TypeError("bidirectional_bfs needs a ReversibleProblem (goal and predecessors)")
     finish = search_ending(
-        "bidirectional_bfs", lambda: (expanded, generated, max_frontier),
+        "bidirectional_bfs",
+        lambda: (expanded, generated, max_frontier, len(forward) + len(backward)),
         declares_unit_cost(problem),
     )
     check = make_limit_check(budget)
     start = problem.start
     goal = problem.goal
     expanded, generated, max_frontier = 0, 1, 1
-
-    if problem.is_goal(start):
-        return finish(SearchStatus.SOLVED, [start])
-    generated, max_frontier = 2, 2
     # forward[x] = (previous, action, cost) towards the start;
     # backward[x] = (next, forward action, cost) towards the goal.
     forward = {start: None}
-    backward = {goal: None}
+    backward = {}
+    if problem.is_goal(start):
+        return finish(SearchStatus.SOLVED, [start])
+    generated, max_frontier = 2, 2
+    backward[goal] = None
     forward_layer = [start]
     backward_layer = [goal]
     while forward_layer and backward_layer:
@@ -279,7 +297,7 @@ def bidirectional_bfs(problem: ReversibleProblem, budget: Budget | None = None) 
         next_layer = []
         waiting = len(layer) + len(other_layer)
         for state in layer:
-            stop = check(expanded)
+            stop = check(expanded, generated, len(forward) + len(backward), waiting)
             if stop is not None:
                 return finish(SearchStatus.LIMIT_REACHED, limit=stop)
             expanded += 1

@@ -450,8 +450,15 @@ def test_puzzle_budget_gives_limit_reached_exit_1(capsys):
         capsys, "puzzle", HARD_8_PUZZLE, "--algorithm", "bfs", "--max-nodes", "500"
     )
     assert code == 1
-    assert report["status"] == "LIMIT_REACHED"
-    assert report["nodes_expanded"] == 500
+    assert (report["status"], report["limit"]) == ("LIMIT_REACHED", "memory")
+    assert 500 <= report["nodes_held"] < 504
+    assert "max_nodes 500" in report["message"]
+    code, report, _ = run_json(
+        capsys, "puzzle", HARD_8_PUZZLE, "--algorithm", "idastar", "--heuristic", "manhattan",
+        "--max-expansions", "300",
+    )
+    assert (code, report["limit"], report["nodes_expanded"]) == (1, "max_nodes", 300)
+    assert report["message"] == "expansion limit reached: 300 nodes expanded (max_expansions 300)"
 
 
 @pytest.mark.parametrize(
@@ -464,6 +471,8 @@ def test_puzzle_budget_gives_limit_reached_exit_1(capsys):
         ([EASY_BOARD, "--heuristic", "euclid"], ["INVALID_REQUEST", "euclid"]),
         ([EASY_BOARD, "--goal", "1 2 3"], ["INVALID_REQUEST", "goal"]),
         ([EASY_BOARD, "--max-nodes", "-3"], ["--max-nodes"]),
+        ([EASY_BOARD, "--max-expansions", "-3"], ["--max-expansions"]),
+        ([EASY_BOARD, "--setup-timeout", "-1"], ["--setup-timeout"]),
     ],
 )
 def test_invalid_puzzle_input_exits_2_naming_the_fault(capsys, argv, fragments):
@@ -532,11 +541,11 @@ def test_compare_15_puzzle_with_a_small_budget_shows_limit_reached(capsys):
         ("astar", "manhattan"),
         ("astar", "linear_conflict"),
     ]
-    # 55 moves deep, far beyond 20,000 expansions for all of them: nothing solved, exit 1.
+    # 55 moves deep, far beyond 20,000 states of memory for all of them: nothing solved, exit 1.
     assert [row["status"] for row in rows] == ["LIMIT_REACHED"] * 4
     assert code == 1
     bfs = rows[0]
-    assert bfs["limit"] == "max_nodes" and bfs["nodes_expanded"] == 20000
+    assert bfs["limit"] == "memory" and 20000 <= bfs["nodes_held"] < 20004
     code, out, _ = run(capsys, *argv)
     assert "LIMIT_REACHED" in out
 

@@ -5,6 +5,7 @@ The real 6-6-3 database is built once for this module into a temporary cache (ab
 
 from __future__ import annotations
 
+import hashlib
 import os
 import random
 import subprocess
@@ -18,7 +19,7 @@ from grid_fixtures import kernel, needs_compilation
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from puzzle_tables import EIGHT_GOAL, eight_puzzle_table, random_walk, sample_boards
-from shared_data import shared_path
+from shared_data import korf_instances, to_blank_last
 
 import grid_planner
 from grid_planner.puzzle import (
@@ -36,6 +37,7 @@ from grid_planner.puzzle import (
     warm_up,
 )
 from grid_planner.puzzle import compiled_idastar as compiled_module
+from grid_planner.puzzle.tables import pdb as pdb_module
 from grid_planner.puzzle.tables.store import CACHE_ENV
 from grid_planner.search import Budget, LimitKind, SearchStatus, idastar
 
@@ -46,20 +48,6 @@ KORF_GOAL = tuple(range(16))
 # Instances that 6-6-3 solves in a few thousand nodes, and two that take a few million.
 QUICK_KORF = (9, 42, 71, 79, 94, 97)
 MEDIUM_KORF = (82, 88)
-
-
-def korf_instances() -> dict[int, tuple[tuple[int, ...], int]]:
-    instances = {}
-    for line in shared_path("puzzles", "korf100.txt").read_text().splitlines():
-        if line.strip() and not line.startswith("#"):
-            numbers = [int(v) for v in line.split()]
-            instances[numbers[0]] = (tuple(numbers[1:17]), numbers[17])
-    return instances
-
-
-def to_blank_last(board: tuple[int, ...]) -> tuple[int, ...]:
-    """The puzzles README's mapping from Korf's blank-first goal to the goal 1..15, 0."""
-    return tuple(16 - tile if tile else 0 for tile in reversed(board))
 
 
 @pytest.fixture(scope="module")
@@ -169,6 +157,12 @@ def test_table_heuristics_find_the_true_length_on_any_8_puzzle(board, name):
 # --- the 15-puzzle with the 6-6-3 database ----------------------------------------------------
 
 
+def test_the_built_database_has_the_pinned_contents(pdb_15):
+    database = pdb_15.database
+    pinned = pdb_module.KNOWN_PAYLOADS[(4, database.groups)]
+    assert hashlib.sha256(database.values).hexdigest() == pinned
+
+
 @pytest.mark.parametrize("number", QUICK_KORF + MEDIUM_KORF)
 def test_pdb_solves_korf_instances_at_their_published_length(korf, pdb_15, number):
     board, length = korf[number]
@@ -208,7 +202,8 @@ def test_node_budget_stops_a_hard_instance_deterministically(korf, pdb_15):
     assert first.nodes_expanded == 20_000
     assert (first.nodes_generated, first.max_frontier) == (again.nodes_generated,
                                                            again.max_frontier)
-    assert first.message.startswith("node budget exhausted: 20000 nodes expanded")
+    assert first.message == "expansion limit reached: 20,000 nodes expanded (max_expansions 20000)"
+    assert first.nodes_held == first.max_frontier  # IDA* holds its path and nothing more
     reference = idastar(PuzzleProblem(board, GOAL_15, pdb_15), budget)
     assert (first.nodes_generated, first.max_frontier) == (reference.nodes_generated,
                                                            reference.max_frontier)
@@ -228,7 +223,7 @@ def test_cancel_from_another_thread_stops_the_compiled_search():
     finally:
         timer.cancel()
     assert (outcome.status, outcome.limit) == (PuzzleStatus.LIMIT_REACHED, LimitKind.CANCELLED)
-    assert outcome.message == "search cancelled"
+    assert outcome.message.startswith("search cancelled after ")
     assert outcome.nodes_expanded > 0
     assert outcome.planning_time < 5.0  # generous: one chunk is milliseconds
 

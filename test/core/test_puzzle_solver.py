@@ -190,7 +190,8 @@ def test_invalid_board_status_and_message(board, fragment):
         ({"goal": "1 2 3 4 5 6 7 8 8"}, "goal has duplicate tile(s) 8"),
         ({"max_depth": -1}, "max_depth must be >= 0"),
         ({"max_depth": 2.5}, "max_depth must be an integer"),
-        ({"budget": Budget(max_nodes=-5)}, "max_nodes must be >= 0"),
+        ({"budget": Budget(max_held=-5)}, "max_nodes must be >= 0"),
+        ({"budget": Budget(max_nodes=-5)}, "max_expansions must be >= 0"),
     ],
 )
 def test_invalid_request_status_and_message(kwargs, fragment):
@@ -199,11 +200,23 @@ def test_invalid_request_status_and_message(kwargs, fragment):
     assert fragment in outcome.message
 
 
-def test_empty_algorithm_and_heuristic_mean_the_defaults():
-    outcome = solve("1 2 3 4 0 6 7 5 8", algorithm="", heuristic="")
-    assert (outcome.algorithm, outcome.heuristic) == ("astar", "manhattan")
-    assert outcome.moves == ["Down", "Right"]
-    assert solve("1 2 3 4 0 6 7 5 8", algorithm="bfs").heuristic == ""
+def test_empty_algorithm_and_heuristic_mean_auto_and_the_answer_names_the_choice():
+    for empty in ("", "auto"):
+        outcome = solve("1 2 3 4 0 6 7 5 8", algorithm=empty, heuristic=empty)
+        assert (outcome.algorithm, outcome.heuristic) == ("idastar", "table")
+        assert outcome.auto == ("algorithm", "heuristic")
+        assert outcome.moves == ["Down", "Right"]
+        assert "auto chose idastar with table" in outcome.message
+        assert outcome.to_dict()["auto"] == ["algorithm", "heuristic"]
+    explicit = solve("1 2 3 4 0 6 7 5 8", algorithm="astar", heuristic="manhattan")
+    assert (explicit.algorithm, explicit.heuristic, explicit.auto) == ("astar", "manhattan", ())
+    assert "auto" not in explicit.message
+    uninformed = solve("1 2 3 4 0 6 7 5 8", algorithm="bfs")
+    assert (uninformed.heuristic, uninformed.auto) == ("", ())
+    informed = solve("1 2 3 4 0 6 7 5 8", algorithm="astar")
+    assert (informed.heuristic, informed.auto) == ("table", ("heuristic",))
+    chosen = solve("1 2 3 4 0 6 7 5 8", heuristic="misplaced")
+    assert (chosen.algorithm, chosen.auto) == ("idastar", ("algorithm",))
 
 
 def test_status_codes_match_solve_puzzle_srv():
@@ -219,11 +232,20 @@ def test_budget_limits_map_to_limit_reached_with_a_message():
     assert outcome.status is PuzzleStatus.LIMIT_REACHED
     assert outcome.limit is LimitKind.MAX_NODES
     assert outcome.nodes_expanded == 1000
-    assert outcome.message == "node budget exhausted: 1000 nodes expanded (max_nodes 1000)"
+    assert outcome.message == "expansion limit reached: 1,000 nodes expanded (max_expansions 1000)"
+    outcome = solve(board, algorithm="bfs", budget=Budget(max_held=1000))
+    assert (outcome.status, outcome.limit) == (PuzzleStatus.LIMIT_REACHED, LimitKind.MEMORY)
+    assert 1000 <= outcome.nodes_held < 1004  # stopped before the expansion past the limit
+    assert outcome.message == (
+        f"memory budget exhausted: bfs held {outcome.nodes_held:,} states at once (frontier and "
+        "visited set, O(b^d)), the limit of max_nodes 1000; IDA* (algorithm idastar) needs "
+        "memory only for its path"
+    )
     cancel = threading.Event()
     cancel.set()
-    outcome = solve(board, budget=Budget(cancel=cancel))
-    assert (outcome.limit, outcome.message) == (LimitKind.CANCELLED, "search cancelled")
+    outcome = solve(board, algorithm="astar", heuristic="manhattan", budget=Budget(cancel=cancel))
+    assert outcome.limit is LimitKind.CANCELLED
+    assert outcome.message.startswith("search cancelled after ")
     outcome = solve(board, budget=Budget(deadline=0.0))
     assert outcome.limit is LimitKind.DEADLINE
     assert outcome.message.startswith("time limit reached after")
@@ -262,7 +284,8 @@ def test_compare_runs_every_algorithm_and_informed_ones_per_heuristic(table):
 
 def test_compare_on_a_15_puzzle_reports_hopeless_runs_as_limit_reached():
     board = (5, 1, 2, 4, 9, 6, 3, 8, 13, 10, 7, 11, 14, 0, 15, 12)  # 10 moves from the goal
-    outcomes = compare(board, budget_per_run=per_run_budget(timeout=30.0, max_nodes=3000),
+    budget = per_run_budget(timeout=30.0, max_nodes=20_000, max_expansions=3000)
+    outcomes = compare(board, budget_per_run=budget,
                        algorithms=("astar", "bfs", "iddfs", "idastar"),
                        heuristics=("linear_conflict",))
     by_name = {o.algorithm: o for o in outcomes}

@@ -12,6 +12,7 @@ from grid_planner.search import (
     CLOCK_CHECK_INTERVAL,
     Budget,
     LimitKind,
+    SearchProgress,
     SearchStatus,
     astar,
     bfs,
@@ -164,3 +165,61 @@ def test_depth_limit_from_budget_applies_to_dfs_and_iddfs():
         assert (result.status, result.limit) == (SearchStatus.LIMIT_REACHED,
                                                  LimitKind.MAX_DEPTH)
     assert iddfs(problem, Budget(max_depth=4)).length == 4
+
+
+class CountingPlane(OpenPlane):
+    """OpenPlane that records every distinct state it hands out (what a graph search holds)."""
+
+    def __init__(self, goal=(10_000, 10_000)):
+        super().__init__(goal)
+        self.seen = {self.start}
+
+    def successors(self, state):
+        found = super().successors(state)
+        self.seen.update(child for _action, child, _cost in found)
+        return found
+
+    predecessors = successors
+
+
+@pytest.mark.parametrize("algorithm", ALL)
+def test_memory_budget_stops_every_algorithm_at_the_states_it_holds(algorithm):
+    result = algorithm(OpenPlane(), Budget(max_held=300))
+    assert (result.status, result.limit) == (SearchStatus.LIMIT_REACHED, LimitKind.MEMORY)
+    # Checked before each expansion, which adds at most 4 states.
+    assert 300 <= result.nodes_held < 304
+
+
+@pytest.mark.parametrize("algorithm", [bfs, bidirectional_bfs])
+def test_breadth_first_searches_hold_every_state_they_have_seen(algorithm):
+    problem = CountingPlane()
+    result = algorithm(problem, Budget(max_nodes=500))
+    assert result.nodes_held == len(problem.seen)
+
+
+def test_each_algorithm_reports_what_it_really_holds():
+    problem = OpenPlane(goal=(6, -5))
+    held = {
+        algorithm.__name__: algorithm(problem, **({"depth_limit": 15} if algorithm is dfs else {}))
+        for algorithm in ALL
+    }
+    # IDA* holds its path; IDDFS and DFS their table of seen states, far beyond their path.
+    assert held["idastar"].nodes_held == held["idastar"].max_frontier == held["idastar"].length
+    assert held["iddfs"].nodes_held > 10 * held["iddfs"].max_frontier
+    assert held["dfs"].nodes_held > held["dfs"].max_frontier
+    # A* and uniform-cost: the expanded states and the open heap.
+    for name in ("astar", "uniform_cost"):
+        result = held[name]
+        assert result.nodes_expanded < result.nodes_held <= result.nodes_generated
+
+
+@pytest.mark.parametrize("algorithm", ALL)
+def test_progress_receives_the_counts_at_the_clock_checks(algorithm):
+    progress = SearchProgress()
+    result = algorithm(OpenPlane(), Budget(max_nodes=3 * CLOCK_CHECK_INTERVAL + 1,
+                                           progress=progress))
+    assert progress.nodes_expanded == 3 * CLOCK_CHECK_INTERVAL
+    assert 0 < progress.nodes_generated <= result.nodes_generated
+    assert 0 < progress.nodes_held <= result.nodes_held
+    if algorithm in (idastar, iddfs):
+        assert progress.bound > 0

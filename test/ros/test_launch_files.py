@@ -113,7 +113,7 @@ def test_parameter_files_use_wildcard_node_keys() -> None:
     assert set(planner) == {"/**/grid_planner", "/**/map_publisher"}
     assert set(puzzle) == {"/**/puzzle_solver"}
     assert planner["/**/grid_planner"]["ros__parameters"]["algorithm"] == "astar"
-    assert puzzle["/**/puzzle_solver"]["ros__parameters"]["default_algorithm"] == "astar"
+    assert puzzle["/**/puzzle_solver"]["ros__parameters"]["default_algorithm"] == "auto"
 
 
 @pytest.mark.skipif(

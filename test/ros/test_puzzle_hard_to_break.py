@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 from grid_planner_interfaces.srv import SolvePuzzle
 from ros_harness import cpu_seconds, ros_client, running, wait_until
-from shared_data import shared_path
+from shared_data import korf_instances
 
 from grid_planner.nodes.qos import SERVICE_QOS
 
@@ -35,15 +35,6 @@ def puzzle(tmp_path_factory):
         yield client, service, proc
 
 
-def korf_instance(number: int) -> list[int]:
-    """A board of Korf's 100 15-puzzles (goal 0, 1, ..., 15), read from the shared data."""
-    for line in shared_path("puzzles", "korf100.txt").read_text().splitlines():
-        fields = line.split()
-        if fields and fields[0] == str(number):
-            return [int(tile) for tile in fields[1:17]]
-    raise AssertionError(f"Korf instance {number} not found")
-
-
 def assert_good_solve_answered(puzzle) -> None:
     client, service, _ = puzzle
     answer = client.call(service, SolvePuzzle.Request(board=EASY_8))
@@ -55,7 +46,7 @@ def test_long_solves_starve_neither_small_boards_nor_the_queue_limit(puzzle) -> 
     before = cpu_seconds(proc.process.pid)
     # Instance 60 takes IDA* with Manhattan distance 3.3 billion nodes: it runs into its timeout.
     long_request = SolvePuzzle.Request(
-        board=korf_instance(60), goal=list(range(16)), algorithm="idastar",
+        board=korf_instances()[60][0], goal=list(range(16)), algorithm="idastar",
         heuristic="manhattan", timeout=8.0,
     )
     long_solves = [service.call_async(long_request) for _ in range(2)]

@@ -103,11 +103,15 @@ def test_invalid_request_names_the_fault(puzzle_service, fields: dict, fault: st
     assert fault in answer.message
 
 
-def test_node_budget_ends_a_hopeless_search(puzzle_service) -> None:
+def test_memory_budget_ends_a_hopeless_search(puzzle_service) -> None:
     answer = solve(puzzle_service, board=HARD_15, algorithm="bfs")
     assert (answer.status, answer.success) == (Response.LIMIT_REACHED, False)
-    assert "max_nodes" in answer.message
-    assert answer.nodes_expanded == 200000
+    assert answer.message.startswith(
+        f"memory budget exhausted: bfs held {answer.nodes_held:,} states at once"
+    )
+    assert "the limit of max_nodes 200000" in answer.message
+    assert 200000 <= answer.nodes_held < 200004
+    assert answer.nodes_expanded < answer.nodes_held
 
 
 def test_depth_limit_ends_a_dfs(puzzle_service) -> None:
@@ -196,9 +200,9 @@ def test_bad_parameter_is_refused_with_a_reason_and_the_old_value_stays(puzzle_s
     )
     result = client.call(setter, request).results[0]
     assert result.successful is False
-    assert "default_algorithm='sorcery' refused: must be one of astar" in result.reason
+    assert "default_algorithm='sorcery' refused: must be one of auto, astar" in result.reason
     current = client.call(getter, GetParameters.Request(names=["default_algorithm"]))
-    assert current.values[0].string_value == "astar"
+    assert current.values[0].string_value == "auto"
 
 
 def test_puzzle_node_refuses_a_bad_parameter_file_value(tmp_path: Path) -> None:

@@ -104,7 +104,7 @@ def test_grid_planner_launch_with_every_argument(tmp_path: Path) -> None:
             assert param_get(node, "use_sim_time") == "Boolean value is: True"
         # puzzle_solver reads the packaged puzzle.yaml before the launch's params_file.
         assert param_get("/robot7/puzzle_solver", "default_heuristic") == (
-            "String value is: manhattan"
+            "String value is: auto"
         )
 
 

@@ -25,6 +25,7 @@ from ..board import (
     permutation_rank,
     permutation_ranks,
 )
+from .builds import Setup, TableBuild, start_build
 from .store import count_build
 
 _log = logging.getLogger(__name__)
@@ -60,8 +61,9 @@ class ExactTable:
         return int(np.count_nonzero(self.distances != UNREACHED))
 
 
-def _build(side: int, blank: int) -> ExactTable:
+def _build(side: int, blank: int, build: TableBuild | None = None) -> ExactTable:
     began = time.perf_counter()
+    reachable = math.factorial(side * side) // 2  # the solvable half
     count = side * side
     goal = np.array(canonical_goal(side, blank), dtype=np.int8)
     distances = np.full(math.factorial(count), UNREACHED, dtype=np.uint8)
@@ -70,7 +72,11 @@ def _build(side: int, blank: int) -> ExactTable:
     frontier = goal[None, :]
     blanks = np.array([blank], dtype=np.int64)
     depth = 0
+    reached = 1
     while frontier.shape[0]:
+        if build is not None:
+            build.check()
+            build.report(reached / reachable)
         depth += 1
         boards, moved = [], []
         for direction in range(4):
@@ -91,6 +97,7 @@ def _build(side: int, blank: int) -> ExactTable:
         distances[ranks] = depth
         frontier = children[fresh][first]
         blanks = child_blanks[fresh][first]
+        reached += ranks.size
     seconds = time.perf_counter() - began
     table = ExactTable(side, blank, distances, seconds)
     count_build("table")
@@ -101,8 +108,12 @@ def _build(side: int, blank: int) -> ExactTable:
     return table
 
 
-def exact_table(goal: Sequence[int]) -> ExactTable:
-    """The exact table serving `goal` (built on first use, then kept in memory)."""
+def exact_table(goal: Sequence[int], setup: Setup | None = None) -> ExactTable:
+    """The exact table serving `goal` (built on first use, then kept in memory).
+
+    The build runs as a TableBuild shared by every caller that needs it; this caller waits
+    within `setup` (SetupStoppedError when it runs out).
+    """
     side = board_side(goal)
     if side > EXACT_MAX_SIDE:
         raise InvalidRequestError(
@@ -112,6 +123,15 @@ def exact_table(goal: Sequence[int]) -> ExactTable:
     key = (side, list(goal).index(0))
     with _lock:
         table = _tables.get(key)
-        if table is None:
-            table = _tables[key] = _build(*key)
-    return table
+    if table is not None:
+        return table
+
+    def work(build: TableBuild) -> ExactTable:
+        built = _build(*key, build)
+        with _lock:
+            _tables[key] = built
+        return built
+
+    setup = setup or Setup()
+    title = f"the exact {side}x{side} table (blank at {blank_description(side, key[1])})"
+    return start_build(("table", key), title, work, setup.timeout).wait(setup)

@@ -34,7 +34,8 @@ from grid_planner.jit import NUMBA_AVAILABLE
 
 from ..board import InvalidRequestError, blank_description, board_side, canonical_goal
 from . import store
-from .group_bfs import build_group_table, group_weights
+from .builds import Setup, TableBuild, start_build
+from .group_bfs import build_group_table, group_placements, group_weights
 
 _log = logging.getLogger(__name__)
 
@@ -50,6 +51,19 @@ MAX_GROUP_ENTRIES = 1 << 25
 #    A  C  C  C
 # Goals with the blank in another corner use it mirrored into that corner.
 _CORNER_663 = ((1, 4, 5, 8, 9, 12), (2, 3, 6, 7, 10, 11), (13, 14, 15))
+
+# SHA-256 of the tables of the built-in databases, so a cached file whose tables were edited
+# (and re-checksummed) is rebuilt instead of silently giving wrong or weaker bounds.
+KNOWN_PAYLOADS: dict[tuple[int, tuple[tuple[int, ...], ...]], str] = {
+    (4, ((1, 4, 5, 8, 9, 12), (2, 3, 6, 7, 10, 11), (13, 14, 15))):
+        "fc43b0389cb9cd1c9f186e849a17cab43a4c2e69c9e1dbb6808014bc632bba4d",
+    (4, ((2, 6, 7, 10, 11, 15), (0, 1, 4, 5, 8, 9), (12, 13, 14))):
+        "c4b17fb19e0d85a39213cc8e2ac00fdedd056a08aa84093c55bb191cb52378c5",
+    (4, ((0, 4, 5, 8, 9, 13), (6, 7, 10, 11, 14, 15), (1, 2, 3))):
+        "1dea8d800de0842cc42fe130231653807998cb9cb6fd8bac6c5fa4d6b0235026",
+    (4, ((3, 6, 7, 10, 11, 14), (4, 5, 8, 9, 12, 13), (0, 1, 2))):
+        "cd3b11255ea3741809946949d687ab2cc2a9176d0bfd029c3d3ddafa5ea31836",
+}
 
 _lock = threading.Lock()
 _databases: dict[tuple[int, tuple[tuple[int, ...], ...]], AdditiveDatabase] = {}
@@ -187,12 +201,15 @@ def database_path(side: int, groups: tuple[tuple[int, ...], ...], directory: Pat
 
 
 def load_or_build_database(
-    side: int, groups: tuple[tuple[int, ...], ...], directory: Path | None = None
+    side: int,
+    groups: tuple[tuple[int, ...], ...],
+    directory: Path | None = None,
+    build: TableBuild | None = None,
 ) -> AdditiveDatabase:
     """The database for these goal-cell `groups`, from `directory`'s cache or built (and stored).
 
-    No memory cache: `additive_database` adds that. Thread-safe within a process only if the
-    caller serialises (it does).
+    No memory cache: `additive_database` adds that. `build`, when given, is the TableBuild this
+    runs in: its progress is reported and its `check` can stop the work between chunks.
     """
     directory = store.cache_dir() / "pattern_databases" if directory is None else directory
     path = database_path(side, groups, directory)
@@ -206,18 +223,28 @@ def load_or_build_database(
         "table_sizes": [count ** len(cells) for cells in groups],
     }
     sizes = "-".join(str(len(cells)) for cells in groups)
+    check = build.check if build is not None else store.nothing_to_check
 
-    def build() -> tuple[np.ndarray, dict]:
+    def make() -> tuple[np.ndarray, dict]:
         began = time.perf_counter()
         _log.info(
             "building the %s additive pattern database for %dx%d (blank at %s); "
             "cached afterwards in %s", sizes, side, side, blank_description(side, goal.index(0)),
             directory,
         )
+        total = sum(group_placements(side, len(cells)) for cells in groups)
+        reached = [0] * len(groups)
 
         def build_group(number: int) -> np.ndarray:
             started = time.perf_counter()
-            table = build_group_table(side, groups[number], goal.index(0))
+
+            def on_chunk(count: int) -> None:
+                reached[number] = count
+                check()
+                if build is not None:
+                    build.report(sum(reached) / total)
+
+            table = build_group_table(side, groups[number], goal.index(0), on_chunk=on_chunk)
             _log.info(
                 "  group %d/%d (%d tiles, %s entries) done in %.2f s", number + 1, len(groups),
                 len(groups[number]), f"{table.size:,}", time.perf_counter() - started,
@@ -234,21 +261,37 @@ def load_or_build_database(
         return np.concatenate(tables), {"build_seconds": round(seconds, 3)}
 
     began = time.perf_counter()
-    values, origin = store.load_or_build(path, expected, build)
+    values, origin = store.load_or_build(
+        path, expected, make, check, KNOWN_PAYLOADS.get((side, groups))
+    )
     seconds = time.perf_counter() - began
     if origin == "loaded":
         _log.info("loaded the %s pattern database from %s in %.2f s", sizes, path, seconds)
     return AdditiveDatabase(side, groups, values, origin, seconds, path)
 
 
+def database_title(side: int, cells: tuple[tuple[int, ...], ...]) -> str:
+    """How a build of this database is named in progress reports."""
+    blank = _blank_of(side, cells)
+    sizes = "-".join(str(len(group)) for group in cells)
+    return (
+        f"the {sizes} pattern database for {side}x{side} (blank at "
+        f"{blank_description(side, blank)})"
+    )
+
+
 def additive_database(
-    goal: Sequence[int], groups: Sequence[Sequence[int]] | None = None
+    goal: Sequence[int],
+    groups: Sequence[Sequence[int]] | None = None,
+    setup: Setup | None = None,
 ) -> AdditiveDatabase:
     """The additive database serving `goal`, from memory, the disk cache, or built.
 
     `groups` are tiles of `goal` (None: `default_partition`, which exists for 4x4 goals with
     the blank in a corner). A goal whose blank sits where an existing database's does, with
-    the same groups of goal cells, reuses it: tiles are renamed, not rebuilt.
+    the same groups of goal cells, reuses it: tiles are renamed, not rebuilt. Loading or
+    building runs as a TableBuild shared by every caller that needs the same database; this
+    caller waits within `setup` (SetupStoppedError when it runs out).
     """
     side = board_side(goal)
     blank = list(goal).index(0)
@@ -264,9 +307,18 @@ def additive_database(
     key = (side, cells)
     with _lock:
         database = _databases.get(key)
-        if database is None:
-            database = _databases[key] = load_or_build_database(side, cells)
-    return database
+    if database is not None:
+        return database
+
+    def work(build: TableBuild) -> AdditiveDatabase:
+        loaded = load_or_build_database(side, cells, build=build)
+        with _lock:
+            _databases[key] = loaded
+        return loaded
+
+    setup = setup or Setup()
+    running = start_build(("pdb", key), database_title(side, cells), work, setup.timeout)
+    return running.wait(setup)
 
 
 def build_database(side: int, groups: tuple[tuple[int, ...], ...]) -> AdditiveDatabase:

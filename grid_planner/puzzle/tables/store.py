@@ -8,13 +8,18 @@ A database file holds one flat uint8 payload behind a header that says exactly w
     payload  bytes    the tables, concatenated in group order
     digest  32 bytes  SHA-256 of everything above
 
-A file is used only when its magic, version, identifying header fields (`expected`), total size
-and digest all check out; anything else (a truncated write, a flipped bit, a file of an older
-format, a table for another goal) is reported as `UnusableFileError` and the caller rebuilds.
+A file is used only when it is a regular file (a FIFO or a device is never opened for
+reading, so it cannot hang a solve) of a plausible size, and its magic, version, identifying
+header fields (`expected`), total size and digest all check out; where the caller knows the
+table's contents in advance (`payload_digest`, the built-in databases) the payload must match
+that too, so a file edited and re-checksummed is not trusted either. Anything else (a
+truncated write, a flipped bit, a file of an older format, a table for another goal) is
+reported as `UnusableFileError` and the caller rebuilds.
 
 `load_or_build` serialises builders across processes with a lock file next to the database
 (filelock): the first process builds and writes atomically (temporary file + `os.replace`), a
-second one waits for the lock and then loads what the first wrote. Within one process the
+second one waits for the lock (calling the caller's `check` while it waits, so a cancelled or
+timed-out build stops waiting) and then loads what the first wrote. Within one process the
 callers serialise on their own lock (see `pdb`). `build_count` says how many tables this
 process built, so a caller (and the tests) can tell a cache hit from a build.
 """
@@ -25,6 +30,8 @@ import hashlib
 import json
 import logging
 import os
+import stat
+import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -39,8 +46,12 @@ FORMAT_VERSION = 1
 CACHE_ENV = "GRID_PLANNER_CACHE_DIR"
 # How long a process waits for another one to finish building the same database.
 LOCK_WAIT_S = 600.0
+# How often a process waiting for another one's lock checks whether it should stop waiting.
+LOCK_POLL_S = 0.1
 _LENGTH_BYTES = 4
 _DIGEST_BYTES = 32
+# A header is a few hundred bytes; a file larger than its payload plus this is refused unread.
+_HEADER_ROOM = 1 << 16
 
 
 _builds: Counter[str] = Counter()
@@ -93,14 +104,24 @@ def write_database(path: Path, header: dict, payload: np.ndarray) -> None:
             temporary.unlink()
 
 
-def read_database(path: Path, expected: dict) -> tuple[np.ndarray, dict]:
+def read_database(
+    path: Path, expected: dict, payload_digest: str | None = None
+) -> tuple[np.ndarray, dict]:
     """The payload (writable uint8 array) and header of `path`, checked against `expected`.
 
-    Raises FileNotFoundError when there is no file and UnusableFileError when there is one that
-    fails any check.
+    `payload_digest`, when given, is the SHA-256 (hex) the payload must have. Raises
+    FileNotFoundError when there is no file and UnusableFileError when there is one that fails
+    any check.
     """
-    with open(path, "rb") as stream:
-        size = os.fstat(stream.fileno()).st_size
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not block the open
+    with open(descriptor, "rb") as stream:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise UnusableFileError("not a regular file")
+        size = status.st_size
+        largest = sum(expected.get("table_sizes", ())) + _HEADER_ROOM
+        if "table_sizes" in expected and size > largest:
+            raise UnusableFileError(f"{size} bytes, more than a table of this kind can take")
         buffer = bytearray(size)
         view = memoryview(buffer)
         got = 0
@@ -141,22 +162,53 @@ def read_database(path: Path, expected: dict) -> tuple[np.ndarray, dict]:
     if digest != bytes(buffer[size - _DIGEST_BYTES :]):
         raise UnusableFileError("checksum mismatch (the file is corrupt)")
     payload = np.frombuffer(buffer, dtype=np.uint8, count=payload_bytes, offset=start)
+    if payload_digest is not None and hashlib.sha256(payload).hexdigest() != payload_digest:
+        raise UnusableFileError(
+            "its tables differ from the known contents of this database (edited and "
+            "re-checksummed?)"
+        )
     return payload, header
+
+
+def _acquire(lock: FileLock, check: Callable[[], None]) -> None:
+    """Take `lock`, waiting at most LOCK_WAIT_S and calling `check()` every LOCK_POLL_S."""
+    try:
+        lock.acquire(timeout=0)
+        return
+    except Timeout:
+        _log.info("waiting for another process to finish building %s", Path(lock.lock_file).name)
+    waited_until = time.monotonic() + LOCK_WAIT_S
+    while True:
+        check()
+        try:
+            lock.acquire(timeout=LOCK_POLL_S)
+            return
+        except Timeout:
+            if time.monotonic() > waited_until:
+                raise
+
+
+def nothing_to_check() -> None:
+    """The `check` of a caller that never stops a build early."""
 
 
 def load_or_build(
     path: Path,
     expected: dict,
     build: Callable[[], tuple[np.ndarray, dict]],
+    check: Callable[[], None] = nothing_to_check,
+    payload_digest: str | None = None,
 ) -> tuple[np.ndarray, str]:
     """The payload of `path` if it is valid, else `build()`'s, stored for the next time.
 
     `build` returns the payload and extra header fields (merged over `expected`). Returns the
-    payload and its origin, "loaded" or "built". A file that fails its checks is rebuilt with a
-    warning; a cache folder that cannot be written only costs the store (also a warning).
+    payload and its origin, "loaded" or "built". A file that fails its checks (`read_database`,
+    with `payload_digest`) is rebuilt with a warning; a cache folder that cannot be written
+    only costs the store (also a warning). `check()` is called while waiting for another
+    process's lock; whatever it raises ends the wait.
     """
     try:
-        return read_database(path, expected)[0], "loaded"
+        return read_database(path, expected, payload_digest)[0], "loaded"
     except (FileNotFoundError, UnusableFileError):
         pass  # decided under the lock: another process may be writing it right now
     except OSError as error:
@@ -164,17 +216,13 @@ def load_or_build(
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         lock = FileLock(f"{path}.lock")
-        try:
-            lock.acquire(timeout=0)
-        except Timeout:
-            _log.info("waiting for another process to finish building %s", path.name)
-            lock.acquire(timeout=LOCK_WAIT_S)
+        _acquire(lock, check)
     except (OSError, Timeout) as error:
         _log.warning("cannot lock %s (%s): building without storing it", path, error)
         return build()[0], "built"
     try:
         try:
-            return read_database(path, expected)[0], "loaded"
+            return read_database(path, expected, payload_digest)[0], "loaded"
         except FileNotFoundError:
             pass
         except (UnusableFileError, OSError) as error:

@@ -1,0 +1,206 @@
+"""The `solve_puzzle` action over real DDS, and puzzle_node's defaults and table builds.
+
+The long goal is Korf's instance 60 with IDA* and Manhattan distance (3.3 billion nodes): it
+runs until its timeout or a cancel, always. The lanes of the fixture's node hold one running
+and one waiting solve, so the limits are reached with three goals.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+
+import pytest
+from action_msgs.msg import GoalStatus
+from grid_planner_interfaces.action import SolvePuzzle as SolveAction
+from grid_planner_interfaces.srv import SolvePuzzle
+from rclpy.action import ActionClient
+from ros_harness import NodeProcess, ros_client, running, wait_until
+from shared_data import korf_instances, to_blank_last
+
+from grid_planner.nodes.qos import SERVICE_QOS
+from grid_planner.puzzle import replay
+
+Result = SolveAction.Result
+EASY_8 = [1, 2, 3, 4, 0, 6, 7, 5, 8]
+KORF_4 = [10, 7, 12, 13, 3, 15, 14, 8, 0, 2, 5, 1, 9, 6, 4, 11]
+GOAL_15 = (*range(1, 16), 0)
+CANCEL_WITHIN_S = 0.2
+
+
+class Goal:
+    """One goal sent through an ActionClient: its feedback, its handle and its result."""
+
+    def __init__(self, client: ActionClient, **fields) -> None:
+        self.feedback: list[tuple[float, SolveAction.Feedback]] = []
+        self.ended = threading.Event()
+        self.result = None
+        self.status = None
+        sent = client.send_goal_async(
+            SolveAction.Goal(**fields),
+            feedback_callback=lambda m: self.feedback.append((time.monotonic(), m.feedback)),
+        )
+        wait_until(sent.done, 30.0, "the goal to be accepted")
+        self.handle = sent.result()
+        assert self.handle.accepted
+        self.handle.get_result_async().add_done_callback(self._on_result)
+
+    def _on_result(self, future) -> None:
+        answer = future.result()
+        self.result, self.status = answer.result, answer.status
+        self.ended.set()
+
+    def wait(self, timeout: float = 60.0):
+        assert self.ended.wait(timeout), "the goal did not end"
+        return self.result
+
+
+@pytest.fixture(scope="module")
+def puzzle(tmp_path_factory):
+    """A puzzle_node whose lanes run one solve and queue one, a service client and an action
+    client, both matched."""
+    log_dir = tmp_path_factory.mktemp("puzzle_action")
+    args = ["--ros-args", "-r", "__ns:=/pa", "-p", "max_concurrent_solves:=1",
+            "-p", "max_queued_solves:=1"]
+    with running("puzzle_node", args, log_dir) as proc, ros_client("puzzle_action") as client:
+        service = client.node.create_client(SolvePuzzle, "/pa/solve_puzzle",
+                                            qos_profile=SERVICE_QOS)
+        action = ActionClient(client.node, SolveAction, "/pa/solve_puzzle")
+        assert action.wait_for_server(timeout_sec=30.0)
+        client.call(service, SolvePuzzle.Request(board=EASY_8))  # matched both ways
+        Goal(action, board=EASY_8).wait()
+        yield client, service, action, proc
+
+
+def long_goal(action: ActionClient) -> Goal:
+    board = to_blank_last(korf_instances()[60][0])
+    return Goal(action, board=board, algorithm="idastar", heuristic="manhattan", timeout=60.0)
+
+
+def test_korf_4_with_defaults_over_the_service_and_the_action(puzzle) -> None:
+    client, service, action, _ = puzzle
+    answer = client.call(service, SolvePuzzle.Request(board=KORF_4))
+    assert (answer.status, answer.success, answer.length, answer.optimal) == (0, True, 56, True)
+    assert (answer.algorithm, answer.heuristic) == ("idastar", "pdb")
+    assert "auto chose idastar with pdb" in answer.message
+    assert replay(tuple(KORF_4), list(answer.moves)) == GOAL_15
+    assert answer.nodes_held == answer.max_frontier and answer.setup_time >= 0.0
+    goal = Goal(action, board=KORF_4)
+    result = goal.wait()
+    assert goal.status == GoalStatus.STATUS_SUCCEEDED
+    assert (result.status, result.success, result.length) == (Result.SOLVED, True, 56)
+    assert list(result.moves) == list(answer.moves)
+
+
+def test_feedback_arrives_while_solving_and_cancel_ends_the_goal_at_once(puzzle) -> None:
+    _, _, action, _ = puzzle
+    goal = long_goal(action)
+    wait_until(lambda: sum(f.phase == "search" for _, f in goal.feedback) >= 3, 30.0,
+               "three feedback messages from the search")
+    searching = [(at, f) for at, f in goal.feedback if f.phase == "search"]
+    counts = [f.nodes_expanded for _, f in searching]
+    assert counts == sorted(counts) and counts[-1] > counts[0] > 0
+    assert all(f.bound >= 41 and 0 < f.frontier <= f.bound + 1 for _, f in searching)
+    assert searching[-1][1].elapsed > searching[0][1].elapsed > 0.0
+    span = goal.feedback[-1][0] - goal.feedback[0][0]
+    assert len(goal.feedback) <= span / 0.2 + 2  # at most one message every 0.2 s
+    began = time.monotonic()
+    goal.handle.cancel_goal_async()
+    result = goal.wait()
+    took = time.monotonic() - began
+    print(f"cancel answered in {took * 1000:.1f} ms")
+    assert took < CANCEL_WITHIN_S
+    assert goal.status == GoalStatus.STATUS_CANCELED
+    assert (result.status, result.success) == (Result.CANCELED, False)
+    assert result.message.startswith("canceled by the client: search cancelled after")
+    assert result.nodes_expanded >= counts[-1] and result.nodes_generated > result.nodes_expanded
+    assert result.planning_time > 0.0 and (result.algorithm, result.heuristic) == (
+        "idastar", "manhattan")
+
+
+def test_a_short_goal_and_a_service_call_are_answered_while_a_long_goal_runs(puzzle) -> None:
+    client, service, action, _ = puzzle
+    long = long_goal(action)
+    wait_until(lambda: any(f.phase == "search" for _, f in long.feedback), 30.0, "the search")
+    short = Goal(action, board=EASY_8)
+    assert short.wait(30.0).length == 2 and short.status == GoalStatus.STATUS_SUCCEEDED
+    answer = client.call(service, SolvePuzzle.Request(board=EASY_8))
+    assert (answer.status, answer.length) == (SolvePuzzle.Response.SOLVED, 2)
+    assert not long.ended.is_set()
+    long.handle.cancel_goal_async()
+    assert long.wait().status == Result.CANCELED
+
+
+def test_goals_beyond_the_lane_limits_end_busy_and_a_queued_goal_can_be_cancelled(
+    puzzle,
+) -> None:
+    _, _, action, _ = puzzle
+    running_goal = long_goal(action)
+    wait_until(lambda: any(f.phase == "search" for _, f in running_goal.feedback), 30.0,
+               "the first goal's search")
+    queued = long_goal(action)
+    wait_until(lambda: any(f.phase == "queued" for _, f in queued.feedback), 30.0,
+               "the second goal to wait in the queue")
+    beyond = long_goal(action)
+    result = beyond.wait(30.0)
+    assert beyond.status == GoalStatus.STATUS_ABORTED
+    assert (result.status, result.success) == (Result.BUSY, False)
+    assert result.message == (
+        "busy: 1 running and 1 waiting requests, the limits of max_concurrent_solves, "
+        "max_queued_solves; try again later"
+    )
+    queued.handle.cancel_goal_async()
+    result = queued.wait(30.0)
+    assert queued.status == GoalStatus.STATUS_CANCELED
+    assert (result.status, result.nodes_expanded) == (Result.CANCELED, 0)
+    assert "cancelled while waiting for a running slot" in result.message
+    assert not running_goal.ended.is_set()
+    running_goal.handle.cancel_goal_async()
+    assert running_goal.wait().status == Result.CANCELED
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"board": [1, 2, 3]},
+        {"board": [1, 1, 3, 4, 5, 6, 7, 8, 0]},
+        {"board": [*range(1, 49), 0]},
+        {"board": [1, 2, 3, 4, 5, 6, 8, 7, 0]},
+        {"board": EASY_8, "algorithm": "quantum"},
+        {"board": EASY_8, "heuristic": "oracle"},
+        {"board": EASY_8, "goal": [1, 2, 3, 0]},
+        {"board": EASY_8, "timeout": -1.0},
+    ],
+)
+def test_bad_goals_end_with_the_service_codes_and_messages(puzzle, fields) -> None:
+    client, service, action, _ = puzzle
+    answer = client.call(service, SolvePuzzle.Request(**fields))
+    goal = Goal(action, **fields)
+    result = goal.wait(30.0)
+    assert goal.status == GoalStatus.STATUS_ABORTED
+    assert answer.status in (SolvePuzzle.Response.INVALID_BOARD,
+                             SolvePuzzle.Response.INVALID_REQUEST,
+                             SolvePuzzle.Response.UNSOLVABLE)
+    assert (result.status, result.message, result.success) == (
+        answer.status, answer.message, False)
+
+
+def test_a_signal_during_a_start_up_table_build_stops_the_node_at_once(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRID_PLANNER_CACHE_DIR", str(tmp_path / "cache"))
+    proc = NodeProcess(
+        "puzzle_node", ["--ros-args", "-r", "__ns:=/pb", "-p", "prepare_tables:=[pdb]"], tmp_path
+    )
+    try:
+        proc.wait_for_output("building the 6-6-3 pattern database for 4x4", 60.0)
+        line = next(text for text in proc.output().splitlines() if "% after" in text)
+        assert "s left" in line, line
+    finally:
+        began = time.monotonic()
+        code = proc.stop(signal.SIGINT)
+        took = time.monotonic() - began
+    output = proc.output()
+    print(f"stopped {took:.2f} s after SIGINT, in the middle of the build")
+    assert code == 0, output
+    assert "Traceback" not in output and "built the" not in output
+    assert not list((tmp_path / "cache").rglob("*.gpdb"))  # the build stopped unfinished
