@@ -16,8 +16,9 @@ import tempfile
 import time
 from pathlib import Path
 
+import c_reference
 import scenarios
-from grid_planners import PLANNERS, SMALL_MAP_CELLS, project_warm_up
+from grid_planners import PLANNERS, SMALL_MAP_CELLS, UNIT_FAMILIES, project_warm_up
 from measure import (
     PeakMemory,
     median_or_none,
@@ -43,8 +44,12 @@ MIN_MEMORY_FOR_RATIO_MB = 1.0
 # The project's rows on this scenario compile the kernels from scratch (empty numba cache);
 # elsewhere compile_s is numba loading its cache.
 FRESH_COMPILE_SCENARIO = "tutorial"
-ALL_PLANNERS = tuple(PLANNERS)
-QUICK_PLANNERS = ("project_astar", "project_bfs", "textbook_astar", "textbook_bfs")
+# The speed references and the cost-field family run on the three big maps only.
+SPEED_PLANNERS = ("c_bfs", "c_astar_two_stack", "c_astar_heap", "project_astar8_costs",
+                  "pyastar2d_8_costs")
+ALL_PLANNERS = tuple(name for name in PLANNERS if name not in SPEED_PLANNERS)
+QUICK_PLANNERS = ("project_astar", "project_bfs", "textbook_astar", "textbook_bfs", "c_bfs",
+                  "c_astar_two_stack", "project_astar8_costs", "pyastar2d_8_costs")
 TILE_PLANNERS = ("project_astar", "pyastar2d")
 # Rows left out on purpose, with the reason the report gives.
 _WAREHOUSE_TEXTBOOK = ("skipped: both searches expand ~10M cells here; the tuple-dict "
@@ -69,9 +74,9 @@ def build_scenarios(quick: bool) -> list[tuple[scenarios.GridScenario, tuple[str
     return [
         (scenarios.tutorial(), ALL_PLANNERS),
         (scenarios.random_obstacles(512, SEED), ALL_PLANNERS),
-        (scenarios.random_obstacles(2048, SEED), ALL_PLANNERS),
-        (scenarios.perfect_maze(1024, SEED), ALL_PLANNERS),
-        (scenarios.warehouse(4096, SEED), ALL_PLANNERS),
+        (scenarios.random_obstacles(2048, SEED), ALL_PLANNERS + SPEED_PLANNERS),
+        (scenarios.perfect_maze(1024, SEED), ALL_PLANNERS + SPEED_PLANNERS),
+        (scenarios.warehouse(4096, SEED), ALL_PLANNERS + SPEED_PLANNERS),
         (scenarios.turtlebot3_world(), ALL_PLANNERS),
         (alone, TILE_PLANNERS),
         (embedded, TILE_PLANNERS),
@@ -110,8 +115,9 @@ def worker(spec: dict) -> dict:
         warm_s=median_or_none(samples) if samples else answer["first_s"],
         search_s=median_or_none(search_times) if search_times else first_search_s,
         warm_runs=len(warm),
-        prep_mb=prep_memory.megabytes,
-        peak_mb=memory.megabytes,
+        # A C reference runs in a process of its own, which this one does not measure.
+        prep_mb=None if planner.kind == "c" else prep_memory.megabytes,
+        peak_mb=None if planner.kind == "c" else memory.megabytes,
     )
     return answer
 
@@ -138,7 +144,8 @@ def _add_ratios(rows: list[dict]) -> None:
     }
     for row in rows:
         ref = reference.get((row["scenario"], row["family"]))
-        if ref is not None and row.get("warm_s"):
+        # A C row's warm time is a whole process run: no ratio of it means anything.
+        if ref is not None and row.get("warm_s") and row["kind"] != "c":
             row["speedup_vs_textbook"] = ref["warm_s"] / row["warm_s"]
             own, textbook = row.get("peak_mb"), ref.get("peak_mb") or 0.0
             if own is not None and textbook >= MIN_MEMORY_FOR_RATIO_MB:
@@ -146,7 +153,8 @@ def _add_ratios(rows: list[dict]) -> None:
 
 
 def _length_disagreements(scenario: scenarios.GridScenario, rows: list[dict]) -> list[str]:
-    measured = {row["planner"]: row["length"] for row in rows if row.get("length") is not None}
+    measured = {row["planner"]: row["length"] for row in rows
+                if row.get("length") is not None and row["family"] in UNIT_FAMILIES}
     expected = scenario.expected_length
     lengths = set(measured.values()) | ({expected} if expected is not None else set())
     if len(lengths) <= 1:
@@ -188,6 +196,9 @@ def run(quick: bool, log=print) -> dict:
     rows: list[dict] = []
     disagreements: list[str] = []
     with tempfile.TemporaryDirectory(prefix="grid_bench_") as folder:
+        c_skipped = c_reference.compile_reference(Path(folder))
+        if c_skipped:
+            log(f"grid: C references skipped: {c_skipped}")
         for scenario, planner_names in plan:
             path = scenario.save(Path(folder))
             scenario_rows = []
@@ -214,7 +225,7 @@ def _progress(row: dict) -> str:
     if "note" in row:
         return f"{head} {row['note']}"
     return (f"{head} warm {row['warm_s'] * 1e3:10.2f} ms  length {row['length']}  "
-            f"expanded {row['expanded']}  peak {row['peak_mb']:.1f} MB  "
+            f"expanded {row['expanded']}  peak {row['peak_mb'] or 0.0:.1f} MB  "
             f"(worker {row['worker_s']:.1f} s)")
 
 

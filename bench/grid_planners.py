@@ -4,18 +4,28 @@ Each planner turns a scenario into a query in `prepare` (the per-map work: the p
 PlanningGrid, the textbook's list of rows, scipy's sparse graph, ...; timed apart) and the query
 returns `(path length in steps, nodes expanded or None, seconds of the search alone or None)`;
 for the project these come from its RunReport, whose `planning_time` leaves out the API's
-per-query work. Peers are
-optional: a planner whose module is not importable is skipped with a note.
+per-query work. Peers are optional: a planner whose module is not importable is skipped with a
+note. The C references (`c_reference`) report their own search time, without the process start
+and the map loading their whole run includes.
+
+Families: `astar` and `bfs` plan unit 4-connected steps (every optimal one must agree on the
+length); `astar8_costs` plans 8-connected on an inflation cost field (COST_PROFILE), where the
+project and pyastar2d solve different problems on the same weights: a diagonal step costs
+sqrt 2 times the cell's weight for the project and the weight alone for pyastar2d, which also
+lets a diagonal cut a blocked corner and uses the Chebyshev heuristic.
 """
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+import c_reference
 import textbook
 from measure import module_missing
 from scenarios import GridScenario, tutorial
@@ -25,6 +35,11 @@ Query = Callable[[], Answer]
 
 # networkx and python-pathfinding build a Python object per cell; past this they take minutes.
 SMALL_MAP_CELLS = 512 * 512
+RESOLUTION = 0.05
+# The cost field of the astar8_costs family: Nav2's inflation with nav2_bringup's scaling.
+COST_PROFILE = {"cost_model": "inflation", "inflation_radius": 0.55, "cost_scaling_factor": 3.0}
+# Families whose optimal planners must agree on the path length.
+UNIT_FAMILIES = ("astar", "bfs")
 
 
 @dataclass(frozen=True)
@@ -38,10 +53,11 @@ class GridPlanner:
     prepare: Callable[[GridScenario], Query]
     max_cells: int | None = None
     compiled: bool = False  # has a JIT warm-up to exclude from the timings
+    check: Callable[[], str | None] | None = None  # replaces the module test when given
 
     def missing(self) -> str | None:
         """Why this planner cannot run here (None when it can)."""
-        return module_missing(self.module)
+        return self.check() if self.check is not None else module_missing(self.module)
 
     def too_big(self, scenario: GridScenario) -> bool:
         """Whether the scenario exceeds this planner's size limit."""
@@ -51,18 +67,25 @@ class GridPlanner:
 # --- the project ------------------------------------------------------------------------------
 
 
-def _project(algorithm: str) -> Callable[[GridScenario], Query]:
-    def prepare(scenario: GridScenario) -> Query:
-        from grid_planner.grid.occupancy import OccupancyMap
-        from grid_planner.grid.planner import plan
-        from grid_planner.grid.planning_grid import PlanningGrid
+def project_grid(scenario: GridScenario, **settings: object):
+    """The project's PlanningGrid of `scenario` (0.05 m cells) with grid `settings`."""
+    from grid_planner.grid.occupancy import OccupancyMap
+    from grid_planner.grid.planning_grid import PlanningGrid
 
-        values = np.where(scenario.blocked, 100, 0).astype(np.int8)
-        occupancy = OccupancyMap(scenario.width, scenario.height, 0.05, values.reshape(-1))
-        grid = PlanningGrid(occupancy)
+    values = np.where(scenario.blocked, 100, 0).astype(np.int8)
+    occupancy = OccupancyMap(scenario.width, scenario.height, RESOLUTION, values.reshape(-1))
+    return PlanningGrid(occupancy, **settings)
+
+
+def _project(algorithm: str, connectivity: int = 4, **settings: object):
+    def prepare(scenario: GridScenario) -> Query:
+        from grid_planner.grid.planner import plan
+
+        grid = project_grid(scenario, **settings)
 
         def query() -> Answer:
-            report = plan(grid, scenario.start, scenario.goal, algorithm).report()
+            found = plan(grid, scenario.start, scenario.goal, algorithm, connectivity=connectivity)
+            report = found.report()
             return report.length, report.nodes_expanded, report.planning_time
 
         return query
@@ -73,10 +96,14 @@ def _project(algorithm: str) -> Callable[[GridScenario], Query]:
 def project_warm_up() -> float:
     """Compile (or load from numba's cache) the project's kernels; returns the seconds.
 
-    It plans once per algorithm through `plan` on the tutorial grid, so the warm-up takes
-    exactly the code path and argument types of the timed queries.
+    The package's own warm-up (every kernel, the cost-field ones included), then one plan per
+    algorithm through `plan` on the tutorial grid, so the warm-up takes exactly the code path
+    and argument types of the timed queries.
     """
+    from grid_planner.grid.planner import warm_up
+
     began = time.perf_counter()
+    warm_up()  # every kernel the cost-field rows use too
     for algorithm in ("astar", "bfs"):
         _project(algorithm)(tutorial())()
     return time.perf_counter() - began
@@ -149,6 +176,33 @@ def _pyastar2d(scenario: GridScenario) -> Query:
     return query
 
 
+def _pyastar2d_costs(scenario: GridScenario) -> Query:
+    """pyastar2d, 8-connected, on the weights of the project's cost field (1 + c / 252)."""
+    import pyastar2d
+
+    grid = project_grid(scenario, **COST_PROFILE)
+    straight, _diagonal = grid.step_costs(1.0)
+    weights = straight[grid.raw_costs].astype(np.float32)
+    weights[grid.blocked_mask] = np.inf
+    weights = weights.reshape(grid.height, grid.width)
+    start = (scenario.start[1], scenario.start[0])
+    goal = (scenario.goal[1], scenario.goal[0])
+
+    def query() -> Answer:
+        path = pyastar2d.astar_path(weights, start, goal, allow_diagonal=True)
+        return len(path) - 1, None, None
+
+    return query
+
+
+def _c(algorithm: str) -> Callable[[GridScenario], Query]:
+    def prepare(scenario: GridScenario) -> Query:
+        map_path = c_reference.write_map(scenario, Path(tempfile.mkdtemp()) / "map.bin")
+        return lambda: c_reference.run(algorithm, map_path)
+
+    return prepare
+
+
 def _networkx_astar(scenario: GridScenario) -> Query:
     import networkx as nx
 
@@ -197,5 +251,13 @@ PLANNERS: dict[str, GridPlanner] = {
                     max_cells=SMALL_MAP_CELLS),
         GridPlanner("pathfinding_astar", "astar", "peer", "pathfinding", _pathfinding_astar,
                     max_cells=SMALL_MAP_CELLS),
+        GridPlanner("c_bfs", "bfs", "c", "c_reference", _c("bfs"), check=c_reference.missing),
+        GridPlanner("c_astar_two_stack", "astar", "c", "c_reference", _c("astar_two_stack"),
+                    check=c_reference.missing),
+        GridPlanner("c_astar_heap", "astar", "c", "c_reference", _c("astar_heap"),
+                    check=c_reference.missing),
+        GridPlanner("project_astar8_costs", "astar8_costs", "project", "grid_planner.grid.planner",
+                    _project("astar", 8, **COST_PROFILE), compiled=True),
+        GridPlanner("pyastar2d_8_costs", "astar8_costs", "peer", "pyastar2d", _pyastar2d_costs),
     )
 }

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import grid_targets
+
 GRID_ASTAR_SPEEDUP = 20.0
 GRID_BFS_SPEEDUP = 50.0
 GRID_BFS_MEMORY_SHARE = 0.1
@@ -151,14 +153,15 @@ def _ros_rows(ros: dict) -> list[dict]:
     return rows
 
 
-def targets(grid: dict, puzzle: dict, ros: dict) -> list[dict]:
-    """Every target of the issue with its verdict from this run's numbers."""
+def targets(grid: dict, puzzle: dict, ros: dict, quality: dict) -> list[dict]:
+    """Every target of the issues with its verdict from this run's numbers."""
     rows = grid["rows"]
     return [
         _astar_speedup(rows, "random2048", "random 2048^2"),
         _astar_speedup(rows, "maze1024", "maze 1024^2"),
         _bfs_target(rows),
         _tile_target(rows),
+        *grid_targets.targets(rows, quality),
         _puzzle8_target(puzzle),
         _korf_target(puzzle["korf100"]),
         *_ros_rows(ros),
@@ -400,6 +403,7 @@ def markdown(results: dict) -> str:
         "- `speed vs textbook` is the textbook reference's time divided by the planner's "
         "(same map, same family: A* rows against textbook A*, BFS rows against textbook "
         "BFS); `memory vs textbook` is the planner's peak over the textbook's.",
+        *grid_targets.METHOD_NOTES,
         "",
     ]
     disagreements = results["length_disagreements"]
@@ -412,6 +416,7 @@ def markdown(results: dict) -> str:
                    for t in results["targets"]])
     out += [""]
     out += _grid_section(results["grid"])
+    out += grid_targets.quality_section(results["path_quality"])
     out += _puzzle_section(results["puzzle"])
     out += _ros_section(results["ros"])
     if results["notes"]:

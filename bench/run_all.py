@@ -25,6 +25,7 @@ from puzzle_planners import eight_puzzle_solvers
 
 BENCH_DIR = REPO_ROOT / "bench"
 ROS_TIMEOUT_S = 300.0
+QUALITY_TIMEOUT_S = 600.0
 
 
 def _log(line: str) -> None:
@@ -51,6 +52,10 @@ def main(argv: list[str] | None = None) -> int:
     load_average_start = round(os.getloadavg()[0], 2)
     _log("grid benchmark" + (" (quick)" if args.quick else ""))
     grid = grid_bench.run(args.quick, log=_log)
+    _log("path quality (bench/path_quality.py)")
+    quality = run_json(BENCH_DIR / "path_quality.py", ["--quick"] if args.quick else [],
+                       QUALITY_TIMEOUT_S)
+    _log(f"  {quality.get('error') or 'done'}")
     _log("puzzle benchmark" + (" (quick)" if args.quick else ""))
     puzzle = puzzle_bench.run(args.quick, args.korf_budget, args.korf_total, log=_log)
     disagreements = grid["length_disagreements"] + [
@@ -70,10 +75,11 @@ def main(argv: list[str] | None = None) -> int:
         "meta": {"machine": machine_info(), "quick": args.quick,
                  "load_average_start": load_average_start,
                  "seconds": time.perf_counter() - began},
-        "targets": report.targets(grid, puzzle, ros),
+        "targets": report.targets(grid, puzzle, ros, quality),
         "length_disagreements": disagreements,
         "notes": _notes(),
         "grid": grid,
+        "path_quality": quality,
         "puzzle": puzzle,
         "ros": ros,
     }

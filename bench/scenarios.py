@@ -92,7 +92,7 @@ def load_scenario(path: str | Path) -> GridScenario:
 
 def _largest_component(free: np.ndarray) -> np.ndarray:
     """Flat indices of the largest 4-connected component of the 2-D bool mask `free`."""
-    from grid_planner.grid.planning_grid import label_components
+    from grid_planner.grid.components import label_components
 
     labels = label_components(free)
     largest = int(np.bincount(labels[labels >= 0]).argmax())

@@ -4,9 +4,12 @@ Pillow and NumPy only, and vectorised: a 4096 x 4096 map is drawn from whole arr
 lookup, fancy indexing, one nearest-neighbour resize), never pixel by pixel in Python.
 
 Map colours (`plan_png`): free white, lethal obstacle black, inflated (within robot_radius of an
-obstacle) light grey, unknown mid-grey; cells the search expanded are tinted blue, the path is
-red, the start a green disc and the goal a blue disc. The image's top row is the map's highest
-row (grid row 0 is the bottom of the map, as in nav_msgs/OccupancyGrid).
+obstacle) light grey, unknown mid-grey; on a grid with a cost field (cost models `inflation` and
+`costmap`) a free cell is shaded from white towards amber with its cost. Cells the search
+expanded are tinted blue, the path's cells are red, the start a green disc and the goal a blue
+disc. A smoothed path is drawn as a dark red line over its searched cells, which turn pink: the
+raw path and the smoothed one in one picture. The image's top row is the map's highest row
+(grid row 0 is the bottom of the map, as in nav_msgs/OccupancyGrid).
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ OBSTACLE_RGB = (0, 0, 0)
 EXPANDED_TINT_RGB = (90, 160, 255)
 EXPANDED_TINT_WEIGHT = 0.45
 PATH_RGB = (220, 20, 20)
+RAW_PATH_RGB = (245, 160, 170)
+SMOOTHED_PATH_RGB = (150, 0, 20)
+COST_RGB = (235, 150, 40)  # a free cell of raw cost 252; lower costs are lighter
 START_RGB = (0, 170, 60)
 GOAL_RGB = (30, 90, 255)
 
@@ -65,11 +71,21 @@ def auto_scale(width: int, height: int) -> int:
     return max(1, min(MAX_AUTO_SCALE, AUTO_SCALE_TARGET_PX // max(width, height)))
 
 
+def _shade_costs(grid: PlanningGrid, rgb: np.ndarray, categories: np.ndarray) -> None:
+    """Shade the free cells of `rgb` (flat, float) by the grid's raw costs, in place."""
+    if grid.raw_costs is None:
+        return
+    free = categories % len(_BASE_PALETTE) == _FREE
+    share = np.clip(grid.raw_costs[free].astype(np.float64) / 252.0, 0.0, 1.0)[:, None]
+    rgb[free] = rgb[free] * (1.0 - share) + np.array(COST_RGB) * share
+
+
 def plan_rgb(grid: PlanningGrid, found: GridPlan | None = None) -> np.ndarray:
     """The `(height, width, 3)` uint8 picture of `grid` (one pixel per cell), top row = highest.
 
-    With `found`: its expanded cells (when the plan recorded them) tinted, its path red, the
-    start and goal cells in their colours.
+    With `found`: its expanded cells (when the plan recorded them) tinted, its path red (pink
+    when it was smoothed: the line is drawn by `plan_image`), the start and goal cells in their
+    colours.
     """
     palette = np.vstack(
         (
@@ -81,9 +97,11 @@ def plan_rgb(grid: PlanningGrid, found: GridPlan | None = None) -> np.ndarray:
     categories = cell_categories(grid)
     if found is not None and found.expanded is not None and found.expanded.size:
         categories[found.expanded] += len(_BASE_PALETTE)  # the tinted half of the palette
-    rgb = palette[categories]  # (cells, 3)
+    rgb = palette[categories].astype(np.float64)  # (cells, 3)
+    _shade_costs(grid, rgb, categories)
+    rgb = rgb.astype(np.uint8)
     if found is not None:
-        rgb[found.indices] = PATH_RGB
+        rgb[found.indices] = PATH_RGB if found.smoothing == "none" else RAW_PATH_RGB
         rgb[found.indices[0]] = START_RGB
         rgb[found.indices[-1]] = GOAL_RGB
     return rgb.reshape(grid.height, grid.width, 3)[::-1]
@@ -104,8 +122,12 @@ def plan_image(grid: PlanningGrid, found: GridPlan | None = None, scale: int | N
     if scale > 1:
         image = image.resize((grid.width * scale, grid.height * scale), Image.Resampling.NEAREST)
     if found is not None:
-        # Discs around the ends keep them visible on big maps drawn at one pixel per cell.
         draw = ImageDraw.Draw(image)
+        if found.smoothing != "none" and found.points is not None:
+            line = [((x + 0.5) * scale, (grid.height - 1 - y + 0.5) * scale)
+                    for x, y in found.points.tolist()]
+            draw.line(line, fill=SMOOTHED_PATH_RGB, width=max(1, scale // 3), joint="curve")
+        # Discs around the ends keep them visible on big maps drawn at one pixel per cell.
         radius = max(3.0, 0.7 * scale)
         for index, colour in ((found.indices[0], START_RGB), (found.indices[-1], GOAL_RGB)):
             y, x = divmod(int(index), grid.width)

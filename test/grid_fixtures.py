@@ -6,6 +6,7 @@ without the production arrays, so the tests compare two independent implementati
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import math
 import os
@@ -104,6 +105,62 @@ class BruteForceRules:
             if 0 <= nx < self.width and 0 <= ny < self.height:
                 yield (nx, ny)
 
+    def moves(self, cell: tuple[int, int], connectivity: int = 4):
+        """(neighbour, length) of every allowed step; a diagonal needs both straight steps it
+        passes between allowed too (no corner cutting)."""
+        x, y = cell
+        for nx, ny in self.neighbours(cell):
+            if self.can_step(cell, (nx, ny)):
+                yield (nx, ny), 1.0
+        if connectivity == 8:
+            for dx, dy in ((1, 1), (-1, 1), (-1, -1), (1, -1)):
+                other, sides = (x + dx, y + dy), ((x + dx, y), (x, y + dy))
+                inside = all(0 <= a < self.width and 0 <= b < self.height
+                             for a, b in (other, *sides))
+                if inside and all(self.can_step(cell, c) for c in (other, *sides)):
+                    yield other, math.sqrt(2.0)
+
+    def dijkstra(self, start, connectivity=4, raw=None, multiplier=0.0):
+        """Least cost from `start` to every reachable cell: a step of length L onto a cell of
+        raw cost c costs L * (1 + multiplier * c / 252) (`raw` None: every c is 0)."""
+        if self.lethal[start]:
+            return {}
+        best = {start: 0.0}
+        queue = [(0.0, start)]
+        while queue:
+            cost, cell = heapq.heappop(queue)
+            if cost > best[cell]:
+                continue
+            for other, length in self.moves(cell, connectivity):
+                c = 0 if raw is None else raw[other]
+                total = cost + length * (1.0 + multiplier * c / 252.0)
+                if total < best.get(other, math.inf) - 1e-12:
+                    best[other] = total
+                    heapq.heappush(queue, (total, other))
+        return best
+
+    def inflation_raw(self, resolution, robot_radius, inflation_radius, scaling):
+        """Nav2's inflation costs, cell by cell: 254 obstacle, 253 within robot_radius, then
+        int(252 exp(-scaling (d - robot_radius))) up to inflation_radius, unknown 255 unless
+        253 or more reaches it."""
+        raw = {}
+        for cell in self.lethal:
+            value = self.values[cell[1]][cell[0]]
+            d2 = self.distance2[cell]
+            d = math.inf if d2 is None else math.sqrt(d2) * resolution
+            if d == 0.0:
+                cost = 254
+            elif d * d <= robot_radius * robot_radius + 1e-6 * resolution ** 2:
+                cost = 253
+            elif d * d <= inflation_radius * inflation_radius + 1e-6 * resolution ** 2:
+                cost = int(252 * math.exp(-scaling * (d - robot_radius)))
+            else:
+                cost = 0
+            if value < 0 and cost < 253:
+                cost = 255
+            raw[cell] = cost
+        return raw
+
     def bfs_distances(self, start: tuple[int, int]) -> dict[tuple[int, int], int]:
         """Steps from `start` to every cell it can reach (empty when the start is lethal)."""
         if self.lethal[start]:
@@ -119,13 +176,12 @@ class BruteForceRules:
         return dist
 
 
-def assert_valid_path(rules: BruteForceRules, cells, start, goal) -> None:
-    """The path runs from start to goal in allowed 4-connected unit steps."""
+def assert_valid_path(rules: BruteForceRules, cells, start, goal, connectivity=4) -> None:
+    """The path runs from start to goal in allowed steps (4- or 8-connected)."""
     assert cells[0] == tuple(start)
     assert cells[-1] == tuple(goal)
     for a, b in itertools.pairwise(cells):
-        assert abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1, (a, b)
-        assert rules.can_step(a, b), (a, b)
+        assert b in dict(rules.moves(a, connectivity)), (a, b)
 
 
 VALUE_CHOICES = (0, 0, 0, 0, 0, 100, 100, -1, 30, 70)

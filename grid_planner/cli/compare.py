@@ -98,7 +98,7 @@ def _compare_grid(args: argparse.Namespace, map_file: str) -> int:
                 # No search ran (start or goal outside, occupied, unreachable): the answer is
                 # the same for every algorithm, so say it once.
                 return report_plan_failure(args, error, algorithm)
-            report = failure_report(error, algorithm)
+            report = failure_report(error, algorithm, args.connectivity)
             if error.result.limit in BUDGET_LIMITS:
                 report = replace(report, status="LIMIT_REACHED")
             rows.append(report.to_dict())
@@ -134,6 +134,9 @@ def _compare_puzzle(args: argparse.Namespace, board_text: str) -> int:
             ("--cells", args.cells or None),
             ("--negate", args.negate or None),
             ("--allow-unknown", args.allow_unknown or None),
+            ("--connectivity", None if args.connectivity == 4 else args.connectivity),
+            ("--cost-model", None if args.cost_model == "uniform" else args.cost_model),
+            ("--smoothing", None if args.smoothing == "none" else args.smoothing),
         )
         if value is not None
     ]

@@ -6,6 +6,14 @@ import argparse
 import math
 import textwrap
 
+from grid_planner.grid.costs import (
+    COST_MODELS,
+    DEFAULT_COST_MODEL,
+    DEFAULT_COST_SCALING_FACTOR,
+    DEFAULT_COST_TRAVEL_MULTIPLIER,
+    DEFAULT_INFLATION_RADIUS,
+)
+from grid_planner.grid.smoothing import DEFAULT_SMOOTHING, SMOOTHINGS
 from grid_planner.puzzle import AUTO, CLASSIC_HEURISTICS, HEURISTICS, PUZZLE_ALGORITHMS
 from grid_planner.search import Budget
 from grid_planner.search.registry import GRID, domain_algorithms
@@ -174,6 +182,36 @@ def _add_map_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--allow-unknown", action="store_true", help="unknown (-1) cells may be crossed"
     )
+    group = parser.add_argument_group("paths a robot can follow")
+    group.add_argument(
+        "--connectivity", type=int, choices=(4, 8), default=4,
+        help="4 (default) or 8 neighbours; a diagonal never cuts a corner",
+    )
+    group.add_argument(
+        "--cost-model", choices=COST_MODELS, default=DEFAULT_COST_MODEL, metavar="MODEL",
+        help=f"{', '.join(COST_MODELS)} (default {DEFAULT_COST_MODEL}): uniform steps, our own "
+        "inflation layer's costs, or the map is a Nav2 costmap (0..98 cost, 99 inscribed, "
+        "100 lethal)",
+    )
+    group.add_argument(
+        "--inflation-radius", type=_non_negative, default=DEFAULT_INFLATION_RADIUS, metavar="M",
+        help=f"--cost-model inflation: how far costs reach (default {DEFAULT_INFLATION_RADIUS})",
+    )
+    group.add_argument(
+        "--cost-scaling-factor", type=_non_negative, default=DEFAULT_COST_SCALING_FACTOR,
+        metavar="K", help="--cost-model inflation: how fast costs fall off (default "
+        f"{DEFAULT_COST_SCALING_FACTOR:g})",
+    )
+    group.add_argument(
+        "--cost-travel-multiplier", type=_non_negative, default=DEFAULT_COST_TRAVEL_MULTIPLIER,
+        metavar="W", help="a step onto a cell of cost c costs step * (1 + W c / 252); 0 gives "
+        f"the shortest path (default {DEFAULT_COST_TRAVEL_MULTIPLIER:g})",
+    )
+    group.add_argument(
+        "--smoothing", choices=SMOOTHINGS, default=DEFAULT_SMOOTHING, metavar="S",
+        help=f"{', '.join(SMOOTHINGS)} (default {DEFAULT_SMOOTHING}); smoothed paths keep "
+        "--robot-radius from every obstacle centre",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -193,8 +231,9 @@ def build_parser() -> argparse.ArgumentParser:
         "plan",
         help="plan a path on a map file",
         description=_wrap(
-            "Plan a 4-connected path on a map_server YAML map, or on a bare PNG/PGM image "
-            "given --resolution. World metres by default, cell indices with --cells."
+            "Plan a path (4-connected by default) on a map_server YAML map, or on a bare "
+            "PNG/PGM image given --resolution. World metres by default, cell indices with "
+            "--cells."
         ),
         epilog=f"example: {PROG} plan config/maps/tutorial_grid.yaml --cells --start 0 7 "
         "--goal 9 0 --ascii",

@@ -57,6 +57,9 @@ def load_grid(args: argparse.Namespace, map_file: str) -> PlanningGrid:
             occupied_threshold=args.occupied_threshold,
             allow_unknown=args.allow_unknown,
             robot_radius=args.robot_radius,
+            cost_model=args.cost_model,
+            inflation_radius=args.inflation_radius,
+            cost_scaling_factor=args.cost_scaling_factor,
         )
     except (MapLoadError, UnsupportedMapError) as error:
         raise InputError(str(error), "NO_MAP") from None
@@ -88,7 +91,11 @@ def run_grid_plan(
     """One plan with the command's options, between cells or world points."""
     from grid_planner.grid import plan, plan_world
 
-    options = {"tolerance": args.tolerance, "budget": budget, "record_expanded": record_expanded}
+    options = {
+        "tolerance": args.tolerance, "budget": budget, "record_expanded": record_expanded,
+        "connectivity": args.connectivity, "smoothing": args.smoothing,
+        "cost_travel_multiplier": args.cost_travel_multiplier,
+    }
     if args.cells:
         return plan(grid, start, goal, algorithm, **options)
     return plan_world(grid, start, goal, algorithm, **options)
@@ -100,8 +107,8 @@ def report_plan_failure(args: argparse.Namespace, error: PlannerError, algorithm
 
     if args.json:
         print_json(
-            {**failure_report(error, algorithm).to_dict(), "error_code": error.error_code,
-             "path": [], "poses": []}
+            {**failure_report(error, algorithm, args.connectivity).to_dict(),
+             "error_code": error.error_code, "path": [], "poses": []}
         )
     else:
         searched = ""
@@ -119,9 +126,12 @@ def _describe_point(grid: PlanningGrid, cell: tuple[int, int]) -> str:
 
 def _plan_summary(grid: PlanningGrid, found: GridPlan, map_file: str) -> str:
     from grid_planner.grid import algorithm_info
+    from grid_planner.grid.path_quality import path_quality
 
-    if found.optimal:
+    if found.optimal and grid.raw_costs is None:
         quality = "optimal (no shorter path exists)"
+    elif found.optimal:
+        quality = f"optimal (no path costs less under the {grid.cost_model} cost model)"
     elif found.algorithm == "dfs":
         quality = f"NOT optimal: {DFS_NOTE}"
     else:
@@ -143,8 +153,17 @@ def _plan_summary(grid: PlanningGrid, found: GridPlan, map_file: str) -> str:
             f"{found.goal_cell[1] - requested[1]:+d} cells): the requested "
             f"{_describe_point(grid, requested)} {why}"
         )
+    quality = path_quality(grid, found.points)
+    shaped = f"{found.connectivity}-connected, cost model {grid.cost_model}"
+    if found.smoothing != "none":
+        shaped += f", smoothed ({found.smoothing}: {len(found.poses)} poses, searched path "
+        shaped += f"{found.raw_length_m:.3f} m)"
     lines += [
-        f"  path:      {found.length + 1} cells, {found.length} steps, {found.length_m:.3f} m",
+        f"  path:      {found.length + 1} cells, {found.length} steps, {found.length_m:.3f} m, "
+        f"search cost {found.result.cost:.3f}",
+        f"  shape:     {shaped}",
+        f"  clearance: {quality.min_clearance_m:.3f} m at least, {quality.mean_clearance_m:.3f} m "
+        f"on average; turning {quality.heading_change_deg:.0f} deg in all",
         f"  nodes:     {found.nodes_expanded:,} expanded, {found.nodes_generated:,} generated, "
         f"peak frontier {found.max_frontier:,}",
         f"  time:      {ms(found.elapsed)} (the search alone, {found.backend} backend)",
@@ -182,7 +201,10 @@ def run_plan(args: argparse.Namespace) -> int:
         except (OSError, ValueError) as error:
             raise InputError(f"cannot write {args.png}: {error}") from None
     if args.json:
-        answer = {**found.summary(), "error_code": 0, "goal_adjusted": found.goal_adjusted}
+        from grid_planner.grid.path_quality import path_quality
+
+        answer = {**found.summary(), "error_code": 0, "goal_adjusted": found.goal_adjusted,
+                  "quality": path_quality(grid, found.points).to_dict()}
         if drawing is not None:
             answer["ascii"] = drawing
         if args.png:

@@ -47,14 +47,14 @@ from .planner import (
     warm_up,
 )
 from .planning_grid import DEFAULT_OCCUPIED_THRESHOLD, PlanningGrid
-from .problem import HEURISTIC, GridProblem
+from .problem import GRID_HEURISTICS, GridProblem
 from .targets import choose_targets, tolerance_window_cells
 
 __all__ = [
     "DEFAULT_ALGORITHM",
     "DEFAULT_OCCUPIED_THRESHOLD",
     "FREE",
-    "HEURISTIC",
+    "GRID_HEURISTICS",
     "MAX_SANE_PATH_POSES",
     "NUMBA_AVAILABLE",
     "OCCUPIED",

@@ -18,9 +18,10 @@ from grid_planner.search._support import effective_depth_limit
 from grid_planner.search.registry import GRID, AlgorithmInfo, domain_algorithms, offered
 from grid_planner.search.result import Budget, SearchResult, SearchStatus
 
+from .costs import DEFAULT_COST_TRAVEL_MULTIPLIER
 from .errors import InvalidPlanner
 from .kernels import SearchBuffers, run_search
-from .planning_grid import PlanningGrid
+from .planning_grid import DIRECTIONS, PlanningGrid, check_connectivity
 from .problem import GridProblem
 
 DEFAULT_ALGORITHM = "astar"
@@ -28,7 +29,11 @@ GRID_FALLBACK = (
     "grid planning uses the pure-Python reference algorithms, which are much slower on large maps"
 )
 
-_DIRECTION_NAMES = np.array(["east", "north", "west", "south"], dtype=object)
+_DIRECTION_NAMES = np.array([name for name, _, _ in DIRECTIONS], dtype=object)
+# The direction index of a step (dx, dy), looked up at [dy + 1, dx + 1].
+_DIRECTION_OF_STEP = np.full((3, 3), -1, dtype=np.int64)
+for _index, (_name, _dx, _dy) in enumerate(DIRECTIONS):
+    _DIRECTION_OF_STEP[_dy + 1, _dx + 1] = _index
 
 
 class GridSearch(NamedTuple):
@@ -52,11 +57,27 @@ def algorithm_info(algorithm: str) -> AlgorithmInfo:
     return info
 
 
-def _actions(path: np.ndarray) -> list[str]:
-    """The direction names of the steps of a flat index path (shared str objects: cheap)."""
-    steps = np.diff(path)
-    codes = np.where(steps == 1, 0, np.where(steps == -1, 2, np.where(steps > 0, 1, 3)))
-    return _DIRECTION_NAMES[codes].tolist()
+def step_directions(path: np.ndarray, width: int) -> np.ndarray:
+    """The DIRECTIONS index of each step of a flat index path on a map `width` cells wide."""
+    ys, xs = np.divmod(path, width)
+    return _DIRECTION_OF_STEP[np.diff(ys) + 1, np.diff(xs) + 1]
+
+
+def path_cost(
+    grid: PlanningGrid, path: np.ndarray, directions: np.ndarray, cost_travel_multiplier: float
+) -> float:
+    """What the steps of `path` (in `directions`, see `step_directions`) cost under the grid's
+    cost model, summed start to goal."""
+    if path.size < 2:
+        return 0.0
+    straight, diagonal = grid.step_costs(cost_travel_multiplier)
+    if grid.raw_costs is None and directions.max() < 4:
+        return float(path.size - 1)
+    raw = np.zeros(path.size - 1, dtype=np.int64)
+    if grid.raw_costs is not None:
+        raw = grid.raw_costs[path[1:]].astype(np.int64)
+    steps = np.where(directions >= 4, diagonal[raw], straight[raw])
+    return float(np.cumsum(steps)[-1])
 
 
 def search_grid(
@@ -69,21 +90,28 @@ def search_grid(
     depth_limit: int | None = None,
     record_expanded: bool = False,
     backend: str = "auto",
+    connectivity: int = 4,
+    cost_travel_multiplier: float = DEFAULT_COST_TRAVEL_MULTIPLIER,
 ) -> GridSearch:
     """One search from flat cell `start` to the nearest of `targets`, with no pre-checks.
 
     The result's algorithm is `algorithm` as given (a name or an alias). `depth_limit` (or
-    the budget's max_depth) applies to algorithms that take one. The caller makes sure `start`
-    is not lethal. `plan` is the checked entry point; this one exists for benchmarks and for
-    tests that compare the kernels with the reference algorithms.
+    the budget's max_depth) applies to algorithms that take one. `connectivity` (4 or 8) and
+    `cost_travel_multiplier` (cost models with a cost field) shape the steps and their costs;
+    the result's cost is in cells (a straight step on a free cell costs 1). The caller makes
+    sure `start` is not lethal. `plan` is the checked entry point; this one exists for
+    benchmarks and for tests that compare the kernels with the reference algorithms.
     """
     info = algorithm_info(algorithm)
+    connectivity = check_connectivity(connectivity)
+    step_costs = grid.step_costs(cost_travel_multiplier)
     used = resolve_backend(backend, info.kernel(GRID) is not None, GRID_FALLBACK)
     depth = effective_depth_limit(depth_limit, budget) if info.depth_option else None
     target_array = np.asarray(targets, dtype=np.int64).reshape(-1)
     if used == "reference":
         result, expanded_list = _reference_search(
-            grid, info, int(start), target_array, budget, depth
+            grid, info, int(start), target_array, budget, depth,
+            connectivity=connectivity, cost_travel_multiplier=cost_travel_multiplier,
         )
         result.algorithm = algorithm
         path = np.asarray(result.states, dtype=np.int64) if result.solved else None
@@ -102,20 +130,29 @@ def search_grid(
             target_array,
             budget=budget,
             depth_limit=depth,
+            connectivity=connectivity,
+            free=grid.padded_free,
+            costs=grid.padded_costs if grid.raw_costs is not None else None,
+            step_costs=step_costs,
+            estimate_scale=grid.least_step_factor(cost_travel_multiplier),
         )
         expanded = buffers.expanded_indices() if record_expanded else None
     path = outcome.path
+    solved = path is not None
+    directions = step_directions(path, grid.width) if solved else None
     result = SearchResult(
         algorithm=algorithm,
         status=outcome.status,
-        states=path.tolist() if path is not None else [],
-        actions=_actions(path) if path is not None else [],
-        cost=float(path.size - 1) if path is not None else 0.0,
+        states=path.tolist() if solved else [],
+        actions=_DIRECTION_NAMES[directions].tolist() if solved else [],
+        cost=path_cost(grid, path, directions, cost_travel_multiplier) if solved else 0.0,
         nodes_expanded=outcome.nodes_expanded,
         nodes_generated=outcome.nodes_generated,
         max_frontier=outcome.max_frontier,
         elapsed=outcome.elapsed,
-        optimal=info.optimal and outcome.status is SearchStatus.SOLVED,
+        optimal=info.optimal and solved and (not info.unit_cost_only or (
+            connectivity == 4 and bool(np.all(step_costs[0] == 1.0))
+        )),
         limit=outcome.limit,
     )
     return GridSearch(result, path, expanded, used)
@@ -128,11 +165,12 @@ def _reference_search(
     targets: np.ndarray,
     budget: Budget | None,
     depth: int | None,
+    **shape: object,
 ) -> tuple[SearchResult, list[int]]:
     goals = [int(t) for t in targets]
     options = {info.depth_option: depth} if info.depth_option else {}
     if not info.reversible:
-        problem = GridProblem(grid, start, goals, record_expanded=True)
+        problem = GridProblem(grid, start, goals, record_expanded=True, **shape)
         return info(problem, budget, **options), problem.expanded
 
     # A reversible search needs one goal state: run it towards each equally near target and
@@ -142,7 +180,7 @@ def _reference_search(
     expanded: list[int] = []
     totals = [0, 0, 0, 0.0]
     for goal in goals:
-        problem = GridProblem(grid, start, [goal], record_expanded=True)
+        problem = GridProblem(grid, start, [goal], record_expanded=True, **shape)
         run = info(problem, budget, **options)
         expanded.extend(problem.expanded)
         totals[0] += run.nodes_expanded

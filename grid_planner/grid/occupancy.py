@@ -26,6 +26,8 @@ class OccupancyMap:
 
     `data` is a read-only flat int8 array of `width * height` values. The origin may be rotated
     by `origin_yaw` (radians, about the origin); world<->cell conversions honour it.
+    `raw_costs`, when given, holds a Nav2 costmap's exact raw costs (uint8, 0..255, same
+    order), which the `costmap` cost model reads instead of translating `data` back.
 
     >>> m = OccupancyMap.from_rows([[0, 100], [0, 0]], resolution=0.5)
     >>> m.value(1, 1), m.cell_to_world(1, 1)
@@ -40,6 +42,7 @@ class OccupancyMap:
     origin_y: float = 0.0
     origin_yaw: float = 0.0
     frame_id: str = "map"
+    raw_costs: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if int(self.width) <= 0 or int(self.height) <= 0:
@@ -64,6 +67,14 @@ class OccupancyMap:
                 f"{self.width} * {self.height} = {int(self.width) * int(self.height)}"
             )
         values.setflags(write=False)
+        if self.raw_costs is not None:
+            raw = np.array(self.raw_costs, dtype=np.uint8, copy=True).reshape(-1)
+            if raw.size != values.size:
+                raise UnsupportedMapError(
+                    f"raw costs have {raw.size} values, expected {values.size}"
+                )
+            raw.setflags(write=False)
+            object.__setattr__(self, "raw_costs", raw)
         object.__setattr__(self, "width", int(self.width))
         object.__setattr__(self, "height", int(self.height))
         object.__setattr__(self, "resolution", resolution)
@@ -179,8 +190,14 @@ class OccupancyMap:
         """An `(n, 2)` float array of the world centres of the flat cell `indices`."""
         flat = np.asarray(indices, dtype=np.int64).reshape(-1)
         ys, xs = np.divmod(flat, self.width)
-        lx = (xs + 0.5) * self.resolution
-        ly = (ys + 0.5) * self.resolution
+        return self.cells_to_world(np.column_stack((xs, ys)))
+
+    def cells_to_world(self, points: np.ndarray) -> np.ndarray:
+        """World coordinates `(n, 2)` of points in cell coordinates: cell (x, y)'s centre is
+        the point (x, y), its corners lie at the half-integers."""
+        points = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+        lx = (points[:, 0] + 0.5) * self.resolution
+        ly = (points[:, 1] + 0.5) * self.resolution
         if self.origin_yaw != 0.0:
             c, s = math.cos(self.origin_yaw), math.sin(self.origin_yaw)
             lx, ly = c * lx - s * ly, s * lx + c * ly

@@ -9,10 +9,12 @@ A plan runs in four steps, each with its own failure:
    with tolerance 0 is GoalOccupied; with a tolerance the target becomes the nearest reachable
    free cell of the square window, and none is NoValidPathFound;
 3. the search runs (`dispatch.search_grid`: compiled, or on the reference algorithms of
-   `grid_planner.search`); a deadline gives PlannerTimedOut, a cancel PlannerCancelled, an
-   exhausted node or depth budget NoValidPathFound;
-4. the result becomes a `GridPlan`: cells from start to goal, world poses, length in steps and
-   metres, and the search's evidence (`result`, a SearchResult; `report()`, the RunReport).
+   `grid_planner.search`), 4- or 8-connected on the grid's cost model; a deadline gives
+   PlannerTimedOut, a cancel PlannerCancelled, an exhausted node or depth budget
+   NoValidPathFound;
+4. the result becomes a `GridPlan`: cells from start to goal, world poses (smoothed when asked,
+   `smoothing`), length in steps and metres, and the search's evidence (`result`, a
+   SearchResult; `report()`, the RunReport).
 
 >>> from grid_planner.grid import OccupancyMap, PlanningGrid, plan
 >>> grid = PlanningGrid(OccupancyMap.from_rows([[0, 0, 0], [0, 100, 0], [0, 0, 0]]))
@@ -36,6 +38,7 @@ from grid_planner.search._support import effective_depth_limit
 from grid_planner.search.registry import GRID, domain_algorithms, offered
 from grid_planner.search.result import Budget, LimitKind, SearchResult
 
+from .costs import DEFAULT_COST_TRAVEL_MULTIPLIER
 from .dispatch import (
     DEFAULT_ALGORITHM,
     GRID_FALLBACK,
@@ -53,8 +56,9 @@ from .errors import (
     StartOutsideMap,
 )
 from .occupancy import OccupancyMap
-from .planning_grid import PlanningGrid
-from .problem import HEURISTIC
+from .planning_grid import PlanningGrid, check_connectivity
+from .problem import GRID_HEURISTICS
+from .smoothing import DEFAULT_SMOOTHING, SmootherParams, polyline_length, smooth_cells
 from .targets import choose_targets, describe_cell, tolerance_window_cells, why_blocked
 
 # Paths longer than this are valid but heavy to publish and draw (a DFS on a big map easily
@@ -69,11 +73,15 @@ MAX_SANE_PATH_POSES = 100_000
 class GridPlan:
     """A found path and the evidence of the search that found it.
 
-    `indices` holds the flat cell indices from the start cell to the goal cell inclusive;
-    `poses` their world centres (n x 2). `goal_cell` is the cell actually reached, which differs
-    from `requested_goal_cell` only when the goal tolerance moved it. `expanded` holds the flat
-    indices of the cells the search expanded when the plan was made with `record_expanded`.
-    `heuristic` names the heuristic an informed algorithm used ("" otherwise).
+    `indices` holds the flat cell indices from the start cell to the goal cell inclusive and
+    `raw_poses` their world centres (n x 2); `poses` is the path to follow: the same points, or
+    the smoothed ones (`smoothing`), about a cell apart. `goal_cell` is the cell actually
+    reached, which differs from `requested_goal_cell` only when the goal tolerance moved it.
+    `expanded` holds the flat indices of the cells the search expanded when the plan was made
+    with `record_expanded`. `heuristic` names the heuristic an informed algorithm used (""
+    otherwise). `result.cost` is the search's cost in cells (a straight step onto a free cell
+    costs 1); `points` the path to follow in cell coordinates (cell (x, y)'s centre is the
+    point (x, y)); `smoothing_time` the seconds smoothing took.
     """
 
     algorithm: str
@@ -89,6 +97,11 @@ class GridPlan:
     result: SearchResult
     expanded: np.ndarray | None = None
     heuristic: str = ""
+    raw_poses: np.ndarray | None = None
+    points: np.ndarray | None = None
+    connectivity: int = 4
+    smoothing: str = DEFAULT_SMOOTHING
+    smoothing_time: float = 0.0
 
     @property
     def cells(self) -> list[tuple[int, int]]:
@@ -103,8 +116,13 @@ class GridPlan:
 
     @property
     def length_m(self) -> float:
-        """Path length in metres (steps * resolution)."""
-        return self.length * self.resolution
+        """Length in metres of the path to follow (`poses`)."""
+        return polyline_length(self.poses)
+
+    @property
+    def raw_length_m(self) -> float:
+        """Length in metres of the searched cell path (straight steps 1 cell, diagonal sqrt 2)."""
+        return polyline_length(self.raw_poses if self.raw_poses is not None else self.poses)
 
     @property
     def optimal(self) -> bool:
@@ -156,6 +174,9 @@ class GridPlan:
         return {
             **self.report().to_dict(),
             "length_m": self.length_m,
+            "search_cost": self.result.cost,
+            "connectivity": self.connectivity,
+            "smoothing": self.smoothing,
             "start_cell": list(self.start_cell),
             "goal_cell": list(self.goal_cell),
             "requested_goal_cell": list(self.requested_goal_cell),
@@ -164,19 +185,20 @@ class GridPlan:
         }
 
 
-def failure_report(error: PlannerError, algorithm: str) -> RunReport:
+def failure_report(error: PlannerError, algorithm: str, connectivity: int = 4) -> RunReport:
     """A refused or failed plan as a RunReport: the error's code name and message."""
     result = error.result
     return RunReport.of(
         result, status=error.code_name, algorithm=algorithm, message=str(error),
-        heuristic=grid_heuristic(algorithm) if result is not None else "", backend=error.backend,
+        heuristic=grid_heuristic(algorithm, connectivity) if result is not None else "",
+        backend=error.backend,
     )
 
 
-def grid_heuristic(algorithm: str) -> str:
+def grid_heuristic(algorithm: str, connectivity: int = 4) -> str:
     """The heuristic `algorithm` uses on the grid ("" for an uninformed or unknown one)."""
     info = offered(GRID, algorithm)
-    return HEURISTIC if info is not None and info.informed else ""
+    return GRID_HEURISTICS[connectivity] if info is not None and info.informed else ""
 
 
 def _raise_failure(
@@ -229,6 +251,10 @@ def plan(
     depth_limit: int | None = None,
     record_expanded: bool = False,
     backend: str = "auto",
+    connectivity: int = 4,
+    cost_travel_multiplier: float = DEFAULT_COST_TRAVEL_MULTIPLIER,
+    smoothing: str = DEFAULT_SMOOTHING,
+    smoother: SmootherParams | None = None,
 ) -> GridPlan:
     """The path on `grid` from `start_cell` to `goal_cell` (both (x, y) cells).
 
@@ -236,9 +262,15 @@ def plan(
     `budget` bounds the search (deadline, cancel event, max_nodes; max_depth and `depth_limit`
     apply to dfs only); `record_expanded` fills `GridPlan.expanded` for visualisation;
     `backend` is "auto" (compiled when numba is available), "numba" or "reference".
-    Raises a PlannerError subclass on failure (see the module docstring).
+    `connectivity` (4 or 8) and `cost_travel_multiplier` shape the search on the grid's cost
+    model; `smoothing` ("none", "shortcut", "gradient") with `smoother` (the gradient
+    smoother's settings) shapes the poses. Raises a PlannerError subclass on failure (see the
+    module docstring), ValueError for a bad setting.
     """
     info = algorithm_info(algorithm)
+    connectivity = check_connectivity(connectivity)
+    smoother = SmootherParams() if smoother is None else smoother
+    grid.step_costs(cost_travel_multiplier)  # refuses a bad multiplier before any search
     sx, sy = _as_cell(start_cell, "start")
     gx, gy = _as_cell(goal_cell, "goal")
     size = f"the {grid.width} x {grid.height} map"
@@ -256,7 +288,9 @@ def plan(
         window = int(tolerance_cells)
     else:
         window = tolerance_window_cells(float(tolerance), grid.resolution)
-    targets = choose_targets(grid, start, goal, window)
+    targets = choose_targets(
+        grid, start, goal, window, grid.reachable_components(start, connectivity)
+    )
     found = search_grid(
         grid,
         start,
@@ -266,10 +300,16 @@ def plan(
         depth_limit=depth_limit,
         record_expanded=record_expanded,
         backend=backend,
+        connectivity=connectivity,
+        cost_travel_multiplier=cost_travel_multiplier,
     )
     path = found.path
     if path is None:
         _raise_failure(grid, found, start, goal, budget, effective_depth_limit(depth_limit, budget))
+    began = time.perf_counter()
+    points = smooth_cells(grid, path, smoothing, smoother, cost_travel_multiplier)
+    smoothed_in = time.perf_counter() - began
+    raw_poses = grid.map.indices_to_world(path)
     return GridPlan(
         algorithm=algorithm,
         backend=found.backend,
@@ -277,13 +317,18 @@ def plan(
         goal_cell=grid.index_cell(int(path[-1])),
         requested_goal_cell=grid.index_cell(goal),
         indices=path,
-        poses=grid.map.indices_to_world(path),
+        poses=raw_poses if smoothing == "none" else grid.map.cells_to_world(points),
         resolution=grid.resolution,
         map_width=grid.width,
         map_cell_count=grid.cell_count,
         result=found.result,
         expanded=found.expanded,
-        heuristic=HEURISTIC if info.informed else "",
+        heuristic=GRID_HEURISTICS[connectivity] if info.informed else "",
+        raw_poses=raw_poses,
+        points=points,
+        connectivity=connectivity,
+        smoothing=smoothing,
+        smoothing_time=smoothed_in,
     )
 
 
@@ -325,16 +370,27 @@ def warm_up() -> float:
     Plans on a tiny map with an obstacle, an inflated band and a tolerance, through exactly the
     code path and argument types of real plans, so the first real plan pays no compile time:
     once per kernel family with each algorithm the registry runs on it (A* and Dijkstra pass
-    different flags to one kernel). Without numba it only logs the fallback warning.
+    different flags to one kernel), 4- and 8-connected, with and without a cost field, one
+    target and several, and through both smoothers. Without numba it only logs the fallback
+    warning.
     """
     if not NUMBA_AVAILABLE:
         warn_fallback_once(GRID_FALLBACK)
         return 0.0
     began = time.perf_counter()
-    values = [[0, 0, 0, 0], [0, 100, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]
-    grid = PlanningGrid(OccupancyMap.from_rows(values), robot_radius=1.0)
+    values = [[0, 0, 0, 0, 0], [0, 100, 0, 0, 0], [0, 0, 0, 0, 0], [0, 0, 0, 0, 0]]
     budget = Budget(max_nodes=1000, deadline=time.monotonic() + 60.0)
-    for name in domain_algorithms(GRID):
-        if algorithm_info(name).kernel(GRID) is not None:
-            plan(grid, (0, 0), (3, 3), name, budget=budget, tolerance_cells=1)
+    for model in ("uniform", "inflation"):
+        grid = PlanningGrid(OccupancyMap.from_rows(values), robot_radius=1.0, cost_model=model)
+        for name in domain_algorithms(GRID):
+            if algorithm_info(name).kernel(GRID) is None:
+                continue
+            for connectivity in (4, 8):
+                # One target with each smoother, then several (the inflated goal's nearest
+                # free cells).
+                for goal, window, smoothing in (
+                    ((4, 3), 0, "shortcut"), ((4, 3), 0, "gradient"), ((1, 1), 1, "none")
+                ):
+                    plan(grid, (0, 0), goal, name, budget=budget, tolerance_cells=window,
+                         connectivity=connectivity, smoothing=smoothing)
     return time.perf_counter() - began

@@ -1,6 +1,7 @@
 """The planning grid: what may be entered, computed once per map and parameter set.
 
-Definitions (the parameters of planner_node and the CLI):
+Definitions (the parameters of planner_node and the CLI; `costs` says how each cost model reads
+the map, see there for `costmap`):
 
 - *obstacle*: a cell whose value is >= `occupied_threshold` (unknown cells are never obstacles).
 - *lethal*: an obstacle, or an unknown cell (-1) when `allow_unknown` is false.
@@ -22,11 +23,16 @@ it or go back in. The rule is local (no per-query flood fill), so every algorith
 reference, sees the same static graph and stays optimal on it; a start in a pocket where no
 step gains clearance (a corridor narrower than the robot) has no path out, as it should.
 
+Connectivity. Plans are 4-connected by default; with 8 a diagonal step is allowed when the rule
+allows it *and* the steps onto both orthogonal neighbours it passes between: a diagonal never
+cuts a corner. Neighbours come in the fixed order of DIRECTIONS: east, north, west, south, then
+north-east, north-west, south-west, south-east.
+
 Reachability is precomputed too: `component_labels` numbers the 4-connected components of the
-free cells. A free start reaches exactly its own component; an inflated start reaches the
-components next to its (small) band-escape region. The planner uses this to answer an
-unreachable goal at once, and to pick the nearest reachable cell for a goal tolerance, without
-searching the whole map.
+free cells (valid for 8-connected plans as well, see `components`). A free start reaches exactly
+its own component; an inflated start reaches the components next to its (small) band-escape
+region. The planner uses this to answer an unreachable goal at once, and to pick the nearest
+reachable cell for a goal tolerance, without searching the whole map.
 """
 
 from __future__ import annotations
@@ -36,143 +42,41 @@ import threading
 
 import numpy as np
 
-from grid_planner.jit import NUMBA_AVAILABLE, njit
-
-from .kernels import FREE_CLEARANCE, LETHAL_CLEARANCE, SearchBuffers, pad_clearance
+from .components import label_components
+from .costs import (
+    DEFAULT_COST_MODEL,
+    DEFAULT_COST_SCALING_FACTOR,
+    DEFAULT_INFLATION_RADIUS,
+    cost_layers,
+    step_cost_tables,
+)
+from .kernels import (
+    FREE_CLEARANCE,
+    LETHAL_CLEARANCE,
+    SearchBuffers,
+    free_cells,
+    pad_clearance,
+)
 from .occupancy import OccupancyMap
+from .sweep import SweepMasks, sweep_masks
 
-RADIUS_SLACK_CELLS2 = 1e-6
 DEFAULT_OCCUPIED_THRESHOLD = 65
+CONNECTIVITIES = (4, 8)
 
-# Neighbour order shared by the kernels and the reference problem: east, north, west, south.
-DIRECTIONS = (("east", 1, 0), ("north", 0, 1), ("west", -1, 0), ("south", 0, -1))
-
-
-def inflation_limit_cells2(robot_radius: float, resolution: float) -> float:
-    """The largest squared cell distance (cells^2) that counts as "within robot_radius"."""
-    if robot_radius <= 0.0:
-        return 0.0
-    return (robot_radius / resolution) ** 2 + RADIUS_SLACK_CELLS2
-
-
-def obstacle_distance2(obstacles: np.ndarray, max_offset: int) -> np.ndarray:
-    """Squared distance (cells^2) from each cell centre to the nearest `obstacles` cell centre.
-
-    Exact wherever the true value is <= `max_offset`^2 plus anything that rounds down to it
-    (every offset of a nearest obstacle is then <= max_offset); elsewhere the result is some
-    value > the true limit. Two passes: the vertical distance to the nearest obstacle in each
-    column (capped at max_offset + 1), then the minimum of `dx^2 + column^2` over the shifted
-    columns |dx| <= max_offset. O(area * max_offset), NumPy only.
-    """
-    height, width = obstacles.shape
-    cap = max_offset + 1
-    column = np.empty((height, width), dtype=np.int32)
-    run = np.full(width, cap, dtype=np.int32)
-    for y in range(height):
-        run = np.where(obstacles[y], 0, np.minimum(run + 1, cap))
-        column[y] = run
-    run = np.full(width, cap, dtype=np.int32)
-    for y in range(height - 1, -1, -1):
-        run = np.where(obstacles[y], 0, np.minimum(run + 1, cap))
-        np.minimum(column[y], run, out=column[y])
-    column2 = column * column
-    best = column2.copy()
-    for dx in range(1, min(max_offset, width - 1) + 1):
-        shifted = column2 + np.int32(dx * dx)
-        np.minimum(best[:, dx:], shifted[:, :-dx], out=best[:, dx:])
-        np.minimum(best[:, :-dx], shifted[:, dx:], out=best[:, :-dx])
-    return best
+# Neighbour order shared by the kernels and the reference problem: (name, dx, dy).
+DIRECTIONS = (
+    ("east", 1, 0), ("north", 0, 1), ("west", -1, 0), ("south", 0, -1),
+    ("northeast", 1, 1), ("northwest", -1, 1), ("southwest", -1, -1), ("southeast", 1, -1),
+)
+# The orthogonal directions each diagonal passes between (indices into DIRECTIONS).
+DIAGONAL_SIDES = ((0, 1), (2, 1), (2, 3), (0, 3))
 
 
-# --- free components ------------------------------------------------------------------------
-
-
-@njit(cache=True, nogil=True)
-def label_components_kernel(free, width, height):
-    """4-connected component labels of `free` (flat bool): -1 off the mask, else 0, 1, ...
-
-    Components are numbered in the order of their lowest cell index.
-    """
-    count = free.shape[0]
-    labels = np.full(count, -1, dtype=np.int32)
-    queue = np.empty(count, dtype=np.int64)
-    label = 0
-    for seed in range(count):
-        if not free[seed] or labels[seed] >= 0:
-            continue
-        labels[seed] = label
-        head = 0
-        tail = 1
-        queue[0] = seed
-        while head < tail:
-            cell = queue[head]
-            head += 1
-            cx = cell % width
-            cy = cell // width
-            if cx + 1 < width and free[cell + 1] and labels[cell + 1] < 0:
-                labels[cell + 1] = label
-                queue[tail] = cell + 1
-                tail += 1
-            if cy + 1 < height and free[cell + width] and labels[cell + width] < 0:
-                labels[cell + width] = label
-                queue[tail] = cell + width
-                tail += 1
-            if cx > 0 and free[cell - 1] and labels[cell - 1] < 0:
-                labels[cell - 1] = label
-                queue[tail] = cell - 1
-                tail += 1
-            if cy > 0 and free[cell - width] and labels[cell - width] < 0:
-                labels[cell - width] = label
-                queue[tail] = cell - width
-                tail += 1
-        label += 1
-    return labels
-
-
-def label_components(free: np.ndarray) -> np.ndarray:
-    """Labels of the 4-connected components of the 2-D bool mask `free` (flat int32, -1 off).
-
-    Components are numbered in the order of their lowest flat index; compiled when numba is
-    available, else a vectorised NumPy union-find that gives the same labels.
-    """
-    height, width = free.shape
-    flat = np.ascontiguousarray(free, dtype=np.bool_).reshape(-1)
-    if NUMBA_AVAILABLE:
-        return label_components_kernel(flat, width, height)
-    return label_components_numpy(free)
-
-
-def label_components_numpy(free: np.ndarray) -> np.ndarray:
-    """The NumPy-only version of `label_components` (hooking plus pointer jumping)."""
-    height, width = free.shape
-    count = height * width
-    free = np.asarray(free, dtype=np.bool_)
-    index = np.arange(count, dtype=np.int64).reshape(height, width)
-    horizontal = free[:, :-1] & free[:, 1:]
-    vertical = free[:-1, :] & free[1:, :]
-    u = np.concatenate((index[:, :-1][horizontal], index[:-1, :][vertical]))
-    v = np.concatenate((index[:, 1:][horizontal], index[1:, :][vertical]))
-    root = np.arange(count, dtype=np.int64)
-    while True:
-        ru, rv = root[u], root[v]
-        differ = ru != rv
-        if not differ.any():
-            break
-        np.minimum.at(root, np.maximum(ru, rv)[differ], np.minimum(ru, rv)[differ])
-        while True:
-            jumped = root[root]
-            if np.array_equal(jumped, root):
-                break
-            root = jumped
-    labels = np.full(count, -1, dtype=np.int32)
-    members = np.flatnonzero(free.reshape(-1))
-    if members.size:
-        _, inverse = np.unique(root[members], return_inverse=True)
-        labels[members] = inverse.reshape(-1).astype(np.int32)
-    return labels
-
-
-# --- the planning grid ------------------------------------------------------------------------
+def check_connectivity(connectivity: int) -> int:
+    """`connectivity` as an int if it is 4 or 8; ValueError otherwise."""
+    if isinstance(connectivity, bool) or connectivity not in CONNECTIVITIES:
+        raise ValueError(f"connectivity must be 4 or 8, got {connectivity!r}")
+    return int(connectivity)
 
 
 class PlanningGrid:
@@ -181,7 +85,9 @@ class PlanningGrid:
     Built once per map and parameter set; every plan on it reuses these arrays and the kernel
     buffers. All masks are flat, read-only and in OccupancyGrid order (`y * width + x`), except
     `padded_clearance`: the clearance framed by a lethal border, the kernels' layout (see
-    `kernels.pad_clearance`), kept so that a query never pads the whole map.
+    `kernels.pad_clearance`), and `padded_free`, its free cells as bytes, kept so that a query
+    never pads the whole map. `raw_costs` holds
+    the cost model's raw cost of every cell (None for `uniform`; see `costs`).
 
     >>> from grid_planner.grid.occupancy import OccupancyMap
     >>> grid = PlanningGrid(OccupancyMap.from_rows([[0, 0, 0], [0, 100, 0]]), robot_radius=1.0)
@@ -196,14 +102,15 @@ class PlanningGrid:
         occupied_threshold: int = DEFAULT_OCCUPIED_THRESHOLD,
         allow_unknown: bool = False,
         robot_radius: float = 0.0,
+        cost_model: str = DEFAULT_COST_MODEL,
+        inflation_radius: float = DEFAULT_INFLATION_RADIUS,
+        cost_scaling_factor: float = DEFAULT_COST_SCALING_FACTOR,
     ) -> None:
         if isinstance(occupied_threshold, bool) or int(occupied_threshold) != occupied_threshold:
             raise ValueError(f"occupied_threshold must be an integer, got {occupied_threshold!r}")
         if not 1 <= occupied_threshold <= 100:
             raise ValueError(f"occupied_threshold must be in 1..100, got {occupied_threshold}")
-        robot_radius = float(robot_radius)
-        if not (math.isfinite(robot_radius) and robot_radius >= 0.0):
-            raise ValueError(f"robot_radius must be a finite number >= 0 m, got {robot_radius}")
+        robot_radius = _non_negative("robot_radius", robot_radius, "m")
         self.map = occupancy
         self.width = occupancy.width
         self.height = occupancy.height
@@ -212,40 +119,49 @@ class PlanningGrid:
         self.occupied_threshold = int(occupied_threshold)
         self.allow_unknown = bool(allow_unknown)
         self.robot_radius = robot_radius
-        self.inflation_limit2 = inflation_limit_cells2(robot_radius, self.resolution)
+        self.cost_model = cost_model
+        self.inflation_radius = _non_negative("inflation_radius", inflation_radius, "m")
+        self.cost_scaling_factor = _non_negative("cost_scaling_factor", cost_scaling_factor, "")
 
-        values = occupancy.data
-        obstacle = values >= self.occupied_threshold
-        lethal = obstacle.copy() if self.allow_unknown else obstacle | (values < 0)
+        layers = cost_layers(
+            occupancy.data, (self.height, self.width), self.resolution,
+            cost_model=cost_model, occupied_threshold=self.occupied_threshold,
+            allow_unknown=self.allow_unknown, robot_radius=robot_radius,
+            inflation_radius=self.inflation_radius, cost_scaling_factor=self.cost_scaling_factor,
+            raw_costs=occupancy.raw_costs,
+        )
+        lethal, inflated = layers.lethal, layers.inflated
         clearance = np.full(self.cell_count, FREE_CLEARANCE, dtype=np.int32)
-        inflated = np.zeros(self.cell_count, dtype=np.bool_)
-        if self.inflation_limit2 >= 1.0 and obstacle.any():
-            max_offset = math.isqrt(math.floor(self.inflation_limit2))
-            distance2 = obstacle_distance2(
-                obstacle.reshape(self.height, self.width), max_offset
-            ).reshape(-1)
-            inflated = ~lethal & (distance2 <= self.inflation_limit2)
-            clearance[inflated] = distance2[inflated]
+        clearance[inflated] = layers.distance2[inflated]
         clearance[lethal] = LETHAL_CLEARANCE
         blocked = lethal | inflated
         free = ~blocked
         labels = label_components(free.reshape(self.height, self.width))
         sizes = np.bincount(labels[labels >= 0], minlength=0).astype(np.int64)
         padded = pad_clearance(clearance, self.width, self.height)
-
-        for array in (obstacle, lethal, inflated, blocked, free, clearance, labels, sizes):
+        arrays = [layers.obstacle, lethal, inflated, blocked, free, clearance, labels, sizes]
+        if layers.raw is not None:
+            arrays.append(layers.raw)
+        for array in arrays:
             array.setflags(write=False)
-        self.obstacle_mask = obstacle
+        self.obstacle_mask = layers.obstacle
         self.lethal_mask = lethal
         self.inflated_mask = inflated
         self.blocked_mask = blocked
         self.free_mask = free
         self.clearance = clearance
         self.padded_clearance = padded
+        self.padded_free = free_cells(padded)
+        self.raw_costs = layers.raw
+        # The least raw cost a step may enter (never a lethal cell): it bounds the heuristic.
+        enterable = layers.raw[~lethal] if layers.raw is not None else np.zeros(0, np.uint8)
+        self.least_raw_cost = int(enterable.min()) if enterable.size else 0
         self.component_labels = labels
         self.component_sizes = sizes
         self._buffers: SearchBuffers | None = None
-        self._buffers_lock = threading.Lock()
+        self._padded_costs: np.ndarray | None = None
+        self._sweep_masks: SweepMasks | None = None
+        self._lazy_lock = threading.Lock()
 
     # --- derived facts ------------------------------------------------------------------------
 
@@ -258,17 +174,66 @@ class PlanningGrid:
     def buffers(self) -> SearchBuffers:
         """The kernel scratch buffers of this grid (allocated on first use, then reused)."""
         if self._buffers is None:
-            with self._buffers_lock:
+            with self._lazy_lock:
                 if self._buffers is None:
                     self._buffers = SearchBuffers(self.padded_clearance.size)
         return self._buffers
 
+    @property
+    def padded_costs(self) -> np.ndarray:
+        """The raw costs (uint8) in the kernels' padded layout; zeros for `uniform`.
+
+        Made on the first weighted search (O(map area) once), not with the grid.
+        """
+        if self._padded_costs is None:
+            with self._lazy_lock:
+                if self._padded_costs is None:
+                    padded = np.zeros((self.height + 2, self.width + 2), dtype=np.uint8)
+                    if self.raw_costs is not None:
+                        padded[1:-1, 1:-1] = self.raw_costs.reshape(self.height, self.width)
+                    padded = padded.reshape(-1)
+                    padded.setflags(write=False)
+                    self._padded_costs = padded
+        return self._padded_costs
+
+    @property
+    def sweep_masks(self) -> SweepMasks:
+        """What smoothing's segment tests read (`sweep`), made on the first smoothed plan."""
+        if self._sweep_masks is None:
+            with self._lazy_lock:
+                if self._sweep_masks is None:
+                    self._sweep_masks = sweep_masks(
+                        self.free_mask.copy(), self.obstacle_mask.copy(),
+                        (self.height, self.width), self.robot_radius, self.resolution,
+                    )
+        return self._sweep_masks
+
+    def step_costs(self, cost_travel_multiplier: float) -> tuple[np.ndarray, np.ndarray]:
+        """The straight and diagonal step cost tables of this grid's cost model (`costs`)."""
+        return step_cost_tables(self.cost_model, cost_travel_multiplier)
+
+    def least_step_factor(self, cost_travel_multiplier: float) -> float:
+        """The least cost per unit of length of any step on this grid: the heuristic's scale.
+
+        A map whose every free cell carries some cost (every cell near an obstacle) makes a
+        plain distance a weak estimate; scaled by this factor it stays admissible and
+        consistent (every step costs at least its length times it) and A* expands far less.
+        """
+        straight, _ = self.step_costs(cost_travel_multiplier)
+        return float(straight[self.least_raw_cost])
+
     def describe(self) -> str:
         """A one-line summary of the grid and its parameters, for logs."""
+        model = self.cost_model
+        if model == "inflation":
+            model += (
+                f" (inflation_radius {self.inflation_radius} m, cost_scaling_factor "
+                f"{self.cost_scaling_factor})"
+            )
         return (
-            f"{self.width} x {self.height} cells at {self.resolution} m, threshold "
-            f"{self.occupied_threshold}, allow_unknown {self.allow_unknown}, robot_radius "
-            f"{self.robot_radius} m: {int(self.lethal_mask.sum())} lethal, "
+            f"{self.width} x {self.height} cells at {self.resolution} m, cost model {model}, "
+            f"threshold {self.occupied_threshold}, allow_unknown {self.allow_unknown}, "
+            f"robot_radius {self.robot_radius} m: {int(self.lethal_mask.sum())} lethal, "
             f"{int(self.inflated_mask.sum())} inflated, {int(self.free_mask.sum())} free cells "
             f"in {self.component_count} components"
         )
@@ -300,22 +265,35 @@ class PlanningGrid:
         return bool(self.blocked_mask[self.cell_index(x, y)])
 
     def can_step(self, from_index: int, to_index: int) -> bool:
-        """Whether the move rule allows the step between these two (adjacent) cells."""
+        """Whether the clearance rule allows entering `to_index` from `from_index`."""
         own = int(self.clearance[from_index])
         other = int(self.clearance[to_index])
         return own != LETHAL_CLEARANCE and (other == FREE_CLEARANCE or other > own)
 
-    def neighbours(self, index: int) -> list[int]:
-        """The in-map 4-neighbours of a flat index, in the fixed order east, north, west, south."""
-        y, x = divmod(index, self.width)
-        result = []
-        for _name, dx, dy in DIRECTIONS:
-            nx, ny = x + dx, y + dy
-            if 0 <= nx < self.width and 0 <= ny < self.height:
-                result.append(ny * self.width + nx)
-        return result
+    def steps(self, index: int, connectivity: int = 4) -> list[tuple[int, int]]:
+        """The allowed steps out of `index` as `(direction, neighbour)`, in DIRECTIONS order.
 
-    def reachable_components(self, start_index: int) -> set[int]:
+        A direction is an index into DIRECTIONS; a diagonal (4..7, with `connectivity` 8)
+        needs the steps onto both orthogonal neighbours it passes between allowed as well.
+        """
+        y, x = divmod(index, self.width)
+        allowed: list[tuple[int, int]] = []
+        for direction in range(connectivity):
+            _name, dx, dy = DIRECTIONS[direction]
+            nx, ny = x + dx, y + dy
+            if not (0 <= nx < self.width and 0 <= ny < self.height):
+                continue
+            other = ny * self.width + nx
+            if not self.can_step(index, other):
+                continue
+            if direction >= 4:
+                sides = {d for d, _ in allowed}
+                if not set(DIAGONAL_SIDES[direction - 4]) <= sides:
+                    continue
+            allowed.append((direction, other))
+        return allowed
+
+    def reachable_components(self, start_index: int, connectivity: int = 4) -> set[int]:
         """The labels of the free components a path from `start_index` can reach.
 
         A free start reaches its own component. An inflated start first climbs out of the band
@@ -334,12 +312,18 @@ class PlanningGrid:
         stack = [start_index]
         while stack:
             cell = stack.pop()
-            level = int(clearance[cell])
-            for other in self.neighbours(cell):
-                key = int(clearance[other])
-                if key == FREE_CLEARANCE:
+            for _direction, other in self.steps(cell, connectivity):
+                if clearance[other] == FREE_CLEARANCE:
                     reached.add(int(labels[other]))
-                elif key > level and other not in seen:
+                elif other not in seen:
                     seen.add(other)
                     stack.append(other)
         return reached
+
+
+def _non_negative(name: str, value: float, unit: str) -> float:
+    value = float(value)
+    if not (math.isfinite(value) and value >= 0.0):
+        raise ValueError(f"{name} must be a finite number >= 0{' ' + unit if unit else ''}, "
+                         f"got {value}")
+    return value

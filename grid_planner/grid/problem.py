@@ -1,9 +1,13 @@
 """The grid as a `SearchProblem`, for the reference algorithms of `grid_planner.search`.
 
-States are flat cell indices (ints); actions are the direction names "east" (+x), "north"
-(+y), "west" (-x) and "south" (-y), tried in that order; every step costs 1. The move rule is the
-planning grid's (`PlanningGrid.can_step`): never into a lethal cell, and inside the inflated band
-only towards more clearance. The heuristic is the Manhattan distance to the nearest goal.
+States are flat cell indices (ints); actions are the direction names of
+`planning_grid.DIRECTIONS` ("east" (+x), "north" (+y), "west", "south", then with 8-connectivity
+"northeast", "northwest", "southwest", "southeast"), tried in that order. The move rule is the
+planning grid's (`PlanningGrid.steps`): never into a lethal cell, inside the inflated band only
+towards more clearance, and no diagonal that cuts a corner. A step onto a cell costs what the
+grid's cost model says (`costs.step_cost_tables`): 1 or sqrt 2 times the cell's cost factor.
+The heuristic is the Manhattan distance to the nearest goal, octile with 8-connectivity, times
+the least cost factor of any cell a step may enter (`PlanningGrid.least_step_factor`).
 
 This is the readable reference that the compiled kernels are checked against; it creates a few
 Python objects per expansion, so it is for tests, small maps and algorithms without a kernel.
@@ -11,13 +15,16 @@ Python objects per expansion, so it is for tests, small maps and algorithms with
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 
-from .kernels import FREE_CLEARANCE, LETHAL_CLEARANCE
-from .planning_grid import DIRECTIONS, PlanningGrid
+import numpy as np
 
-# The grid's one heuristic, here and in the compiled A* (`kernels.best_first`).
-HEURISTIC = "manhattan"
+from .costs import DEFAULT_COST_TRAVEL_MULTIPLIER
+from .kernels.layout import distance_estimate
+from .planning_grid import DIRECTIONS, PlanningGrid, check_connectivity
+
+# The heuristic the grid's informed searches use, by connectivity.
+GRID_HEURISTICS = {4: "manhattan", 8: "octile"}
 
 
 class GridProblem:
@@ -25,15 +32,16 @@ class GridProblem:
 
     With `record_expanded` every state whose successors (or predecessors) are asked for is
     appended to `expanded`, in order, so the planner can show what a reference search explored.
+    `unit_cost` is true when every step costs 1 (4-connected with unit costs), which makes the
+    breadth-first family's fewest-step paths least-cost ones.
 
     >>> from grid_planner.grid.occupancy import OccupancyMap
     >>> grid = PlanningGrid(OccupancyMap.from_rows([[0, 0], [0, 0]]))
     >>> [action for action, _, _ in GridProblem(grid, 0, [3]).successors(0)]
     ['east', 'north']
+    >>> [action for action, _, _ in GridProblem(grid, 0, [3], connectivity=8).successors(0)]
+    ['east', 'north', 'northeast']
     """
-
-    # Every step costs 1, so breadth-first results are least-cost (see declares_unit_cost).
-    unit_cost = True
 
     def __init__(
         self,
@@ -41,19 +49,24 @@ class GridProblem:
         start: int,
         goals: Sequence[int] | int,
         *,
+        connectivity: int = 4,
+        cost_travel_multiplier: float = DEFAULT_COST_TRAVEL_MULTIPLIER,
         record_expanded: bool = False,
     ) -> None:
         goal_list = [int(goals)] if isinstance(goals, int) else [int(g) for g in goals]
         if not goal_list:
             raise ValueError("a grid problem needs at least one goal cell")
         self.grid = grid
+        self.connectivity = check_connectivity(connectivity)
         self._start = int(start)
         self._goals = goal_list
         self._goal_set = frozenset(goal_list)
-        self._goal_cells = [divmod(g, grid.width)[::-1] for g in goal_list]
-        self._width = grid.width
-        self._height = grid.height
-        self._clearance = grid.clearance
+        ys, xs = np.divmod(np.array(goal_list, dtype=np.int64), grid.width)
+        self._goal_x, self._goal_y = xs, ys
+        self._straight, self._diagonal = grid.step_costs(cost_travel_multiplier)
+        self._scale = grid.least_step_factor(cost_travel_multiplier)
+        self._raw = grid.raw_costs
+        self.unit_cost = self.connectivity == 4 and bool(np.all(self._straight == 1.0))
         self.record_expanded = record_expanded
         self.expanded: list[int] = []
 
@@ -76,41 +89,43 @@ class GridProblem:
         """Whether `state` is one of the goal cells."""
         return state in self._goal_set
 
-    def _neighbours(self, state: int) -> Iterator[tuple[str, int]]:
-        y, x = divmod(state, self._width)
-        for name, dx, dy in DIRECTIONS:
-            nx, ny = x + dx, y + dy
-            if 0 <= nx < self._width and 0 <= ny < self._height:
-                yield name, ny * self._width + nx
+    def step_cost(self, direction: int, cell: int) -> float:
+        """The cost of a step in `direction` (index into DIRECTIONS) onto `cell`."""
+        raw = 0 if self._raw is None else int(self._raw[cell])
+        table = self._straight if direction < 4 else self._diagonal
+        return float(table[raw])
 
     def successors(self, state: int) -> Iterable[tuple[str, int, float]]:
-        """The allowed unit steps out of `state`, in the order east, north, west, south."""
+        """The allowed steps out of `state`, in DIRECTIONS order, with their costs."""
         if self.record_expanded:
             self.expanded.append(state)
-        own = self._clearance.item(state)
-        steps = []
-        for name, other in self._neighbours(state):
-            key = self._clearance.item(other)
-            if key == FREE_CLEARANCE or key > own:
-                steps.append((name, other, 1.0))
-        return steps
+        return [
+            (DIRECTIONS[direction][0], other, self.step_cost(direction, other))
+            for direction, other in self.grid.steps(state, self.connectivity)
+        ]
 
     def predecessors(self, state: int) -> Iterable[tuple[str, int, float]]:
-        """The `(forward_action, previous_cell, 1.0)` steps that lead into `state`."""
+        """The `(forward_action, previous_cell, cost)` steps that lead into `state`."""
         if self.record_expanded:
             self.expanded.append(state)
-        key = self._clearance.item(state)
+        y, x = divmod(state, self.grid.width)
         steps = []
-        for name, other in self._neighbours(state):
-            own = self._clearance.item(other)
-            if own != LETHAL_CLEARANCE and (key == FREE_CLEARANCE or key > own):
-                steps.append((_OPPOSITE[name], other, 1.0))
+        for direction in range(self.connectivity):
+            name, dx, dy = DIRECTIONS[direction]
+            px, py = x - dx, y - dy
+            if not self.grid.contains_cell(px, py):
+                continue
+            previous = py * self.grid.width + px
+            if (direction, state) in self.grid.steps(previous, self.connectivity):
+                steps.append((name, previous, self.step_cost(direction, state)))
         return steps
 
     def heuristic(self, state: int) -> float:
-        """The Manhattan distance from `state` to the nearest goal cell."""
-        y, x = divmod(state, self._width)
-        return float(min(abs(x - gx) + abs(y - gy) for gx, gy in self._goal_cells))
-
-
-_OPPOSITE = {"east": "west", "west": "east", "north": "south", "south": "north"}
+        """The Manhattan (octile with 8-connectivity) distance to the nearest goal cell, times
+        the least step cost factor."""
+        y, x = divmod(state, self.grid.width)
+        return float(
+            distance_estimate(
+                x, y, self._goal_x, self._goal_y, self.connectivity == 8, self._scale
+            )
+        )

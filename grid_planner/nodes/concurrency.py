@@ -9,6 +9,7 @@ from contextlib import contextmanager
 
 REPORT_INTERVAL_S = 1.0  # refusals are logged in one line at most this often
 ABANDON_POLL_S = 0.05  # how often a waiting request that may be abandoned looks at its event
+SHUTTING_DOWN = "the node is shutting down"
 
 
 class RequestGate:
@@ -16,10 +17,10 @@ class RequestGate:
 
     A service callback takes its turn with `with gate.turn() as refusal:` — `refusal` is None
     when the request may run (after waiting, if it had to), else the reason it is refused at
-    once: busy (every running slot and queue place is taken) or shutting down (`close()` was
-    called; requests still waiting are refused too). Nothing is dropped silently and the
-    memory of a request storm stays bounded: the requests the node holds are at most
-    `running + queued`, and each holds one executor thread (`threads`).
+    once: busy (every running slot and queue place is taken) or the reason `close()` was given
+    (shutting down, inactive; requests still waiting are refused too). Nothing is dropped
+    silently and the memory of a request storm stays bounded: the requests the node holds are
+    at most `running + queued`, and each holds one executor thread (`threads`).
     """
 
     def __init__(self, running: int, queued: int, limit_names: str) -> None:
@@ -30,7 +31,7 @@ class RequestGate:
         self._limit_names = limit_names
         self._running = 0
         self._queued = 0
-        self._closed = False
+        self._closed: str | None = None
         self._condition = threading.Condition()
         self._refused = 0
         self._reported_at = float("-inf")
@@ -60,7 +61,7 @@ class RequestGate:
             if refusal is None:
                 with self._condition:
                     self._running -= 1
-                    self._condition.notify()
+                    self._condition.notify_all()
 
     def refusal_report(self) -> str | None:
         """One log line on the refusals since the last one, at most every REPORT_INTERVAL_S.
@@ -78,16 +79,24 @@ class RequestGate:
             f"{queued} waiting requests, the limits of {self._limit_names}"
         )
 
-    def close(self) -> None:
-        """Refuse every request from now on, those waiting included (shutdown)."""
+    def close(self, reason: str = SHUTTING_DOWN) -> None:
+        """Refuse every request from now on with `reason`, those waiting included."""
         with self._condition:
-            self._closed = True
+            self._closed = reason
             self._condition.notify_all()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Whether no request runs or waits any more within `timeout` seconds (after `close`,
+        the running ones end once their work is cancelled)."""
+        with self._condition:
+            return self._condition.wait_for(
+                lambda: self._running == 0 and self._queued == 0, timeout
+            )
 
     def _enter(self, abandon: threading.Event | None) -> str | None:
         with self._condition:
-            if self._closed:
-                return "the node is shutting down"
+            if self._closed is not None:
+                return self._closed
             if self._running >= self._max_running:
                 if self._queued >= self._max_queued:
                     self._refused += 1
@@ -98,14 +107,15 @@ class RequestGate:
                 self._queued += 1
                 try:
                     while not self._condition.wait_for(
-                        lambda: self._closed or self._running < self._max_running,
+                        lambda: self._closed is not None or self._running < self._max_running,
                         None if abandon is None else ABANDON_POLL_S,
                     ):
                         if abandon.is_set():
                             return "cancelled while waiting for a running slot"
                 finally:
                     self._queued -= 1
-                if self._closed:
-                    return "the node is shutting down"
+                    self._condition.notify_all()
+                if self._closed is not None:
+                    return self._closed
             self._running += 1
             return None

@@ -1,8 +1,11 @@
-"""planner_node (node name `grid_planner`): plans on the latest map for goals and services.
+"""planner_node (node name `grid_planner`, or `planner_server` in a Nav2 stack): plans on the
+latest map for goals, services and Nav2's actions.
 
-Data flow: messages -> `PlanQuery` -> `GridPlanner.compute` (core call on a grid snapshot) ->
-`PlanAnswer` -> Path / ComputePath / GetPlan. Goals from `goal_pose` run on a background worker
-that always plans the latest goal only; services plan in their own callback threads.
+Data flow: messages -> `PlanQuery` -> `PlannerNode.compute` (core call on a grid snapshot) ->
+`PlanAnswer` -> Path / ComputePath / GetPlan / Nav2 action results. Goals from `goal_pose` run on
+a background worker that always plans the latest goal only; services plan in their own callback
+threads, Nav2's actions in theirs (`nav2_actions.py`). A lifecycle node (`lifecycle.py`): it
+makes its subscriptions, publishers, services and actions at configure, serves while active.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import math
 import sys
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
@@ -19,25 +22,41 @@ from grid_planner_interfaces.srv import ComputePath
 from nav_msgs.msg import OccupancyGrid, Path
 from nav_msgs.srv import GetPlan
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
-from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from grid_planner.grid import NUMBA_AVAILABLE, warm_up
 from grid_planner.grid.errors import PlannerCancelled, PlannerError, UnsupportedMapError
-from grid_planner.grid.planner import MAX_SANE_PATH_POSES, GridPlan, plan_world
+from grid_planner.grid.planner import MAX_SANE_PATH_POSES, plan_world
 from grid_planner.grid.planning_grid import PlanningGrid
 from grid_planner.nodes.concurrency import RequestGate
 from grid_planner.nodes.conversions import (
     map_to_msg,
     planned_path,
-    pose_fault,
     seconds_to_duration,
 )
-from grid_planner.nodes.frames import FrameError, FrameResolver, Pose2D, make_tf_buffer
-from grid_planner.nodes.latest_job import Job, LatestJobWorker
+from grid_planner.nodes.frames import Pose2D
+from grid_planner.nodes.lifecycle import DEACTIVATE_WAIT_S, LIFECYCLE_THREADS, ManagedNode
+from grid_planner.nodes.map_input import MapFollower
+from grid_planner.nodes.nav2_actions import ACTION_THREADS, PathActions, nav2_problem
+from grid_planner.nodes.nav2_parameters import (
+    SERVER_PARAMETERS,
+    PlannerTable,
+    UnknownPlannerError,
+    block_rule,
+    configure_planners,
+    warn_unknown_keys,
+)
 from grid_planner.nodes.parameters import declare_validated
 from grid_planner.nodes.paths import install_source
-from grid_planner.nodes.planner_parameters import GRID_ALGORITHMS, READ_ONLY, planner_parameters
+from grid_planner.nodes.plan_query import Codes, PlanAnswer, PlanQuery, QueryError
+from grid_planner.nodes.planner_parameters import (
+    GRID_ALGORITHMS,
+    INPUT_READ_ONLY,
+    READ_ONLY,
+    input_parameters,
+    path_options,
+    planner_parameters,
+)
 from grid_planner.nodes.planning_map import (
     GridSettings,
     MapLimits,
@@ -45,214 +64,204 @@ from grid_planner.nodes.planning_map import (
     admit_map,
     inflation_refusal,
 )
+from grid_planner.nodes.pose_inputs import PoseInputs
 from grid_planner.nodes.qos import COMMAND_QOS, LATCHED_POSE_QOS, MAP_QOS, PLAN_QOS, SERVICE_QOS
 from grid_planner.nodes.wire.cdr import ComputePathAnswer, PathArrays
 from grid_planner.nodes.wire.prebuilt import probe
 from grid_planner.search.result import Budget
 
-Codes = ComputePath.Response
+__all__ = ["PlanAnswer", "PlanQuery", "PlannerNode", "main"]
 
 
-@dataclass(frozen=True)
-class PlanQuery:
-    """One planning request: the goal, an explicit start (None: the current start), options."""
-
-    goal: PoseStamped
-    start: PoseStamped | None = None
-    algorithm: str = ""
-    tolerance: float = -1.0
-
-
-@dataclass
-class PlanAnswer:
-    """The outcome of a query: a path (empty on failure), the error code and the evidence."""
-
-    path: PathArrays
-    error_code: int = Codes.NONE
-    error_msg: str = ""
-    algorithm: str = ""
-    length_m: float = 0.0
-    nodes_expanded: int = 0
-    planning_time: float = 0.0
-    plan: GridPlan | None = None
-
-    @property
-    def ok(self) -> bool:
-        """Whether a path was found."""
-        return self.error_code == Codes.NONE
-
-
-class QueryError(Exception):
-    """A query refused before planning, with its ComputePath code."""
-
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-class PlannerNode(Node):
+class PlannerNode(ManagedNode):
     """Subscribes to map, goals and start poses; publishes plans and serves plan requests."""
 
     def __init__(self, tf_buffer: object | None = None, **node_options) -> None:
         super().__init__("grid_planner", **node_options)
         self._maps = PlanningMap()
-        declare_validated(self, planner_parameters(self._radius_fits_map), read_only=READ_ONLY)
-        self._lock = threading.Lock()
-        self._start: PoseStamped | None = None
-        self._goal: PoseStamped | None = None
-        self._waiting_logged: str | None = None
-        if tf_buffer is None and self._param("use_tf"):
-            tf_buffer = make_tf_buffer(self)
-        self._frames = FrameResolver(tf_buffer)
-        self._worker = LatestJobWorker("goal_planner")
-        self._stopping = threading.Event()  # ends service plans still running at shutdown
-        self._gate = RequestGate(
-            self._param("max_concurrent_plans"), self._param("max_queued_plans"),
-            "max_concurrent_plans, max_queued_plans",
-        )
-        # Executor threads the callbacks may hold: the service requests, the state group and
-        # rclpy's parameter services.
-        self.callback_threads = self._gate.threads + 2
+        parameters = {**planner_parameters(self._radius_fits_map), **input_parameters(),
+                      **SERVER_PARAMETERS}
+        self._rules = {name: rule for name, (_, _, rule) in parameters.items() if rule}
+        declare_validated(self, parameters, read_only=READ_ONLY | INPUT_READ_ONLY)
+        self.add_on_set_parameters_callback(block_rule(self._rules))
+        self._poses = PoseInputs(self, tf_buffer)
+        self._halt = threading.Event()  # set: the running plans of this activation stop
+        self._gate = self._new_gate()
+        self._gate.close(self.refusal())
+        self._planners: PlannerTable | None = None
+        self._actions: PathActions | None = None
+        self._goal_sub = None
+        self._warned_keys: set[str] = set()
+        self._warm_seconds = 0.0
+        # Executor threads the callbacks may hold: the service requests, the state group,
+        # rclpy's parameter services, the lifecycle services and Nav2's actions.
+        self.callback_threads = self._gate.threads + 2 + LIFECYCLE_THREADS + ACTION_THREADS
         self._wire = probe()
+        self.start()
 
-        warm_seconds = warm_up()
+    # --- lifecycle ----------------------------------------------------------------------------
+
+    def configure_resources(self) -> None:
+        """Warm the kernels, read the planner blocks, make every subscription, publisher,
+        service and action (they refuse requests until activation)."""
+        self._warm_seconds = warm_up()
+        self._planners = configure_planners(self, self._rules)
+        warn_unknown_keys(self, self._planners, self._warned_keys)
+        self._poses.open()
         state = MutuallyExclusiveCallbackGroup()
-        services = ReentrantCallbackGroup()
-        self.create_subscription(
-            OccupancyGrid, "map", self._on_map, MAP_QOS, callback_group=state
-        )
-        self.create_subscription(
-            PoseStamped, "goal_pose", self._on_goal, COMMAND_QOS, callback_group=state
-        )
-        self.create_subscription(
-            PoseWithCovarianceStamped, "initialpose",
-            lambda msg: self._on_start(msg, "initialpose"), COMMAND_QOS, callback_group=state,
-        )
+        self.keep(MapFollower(self, self._param("map_topic"), self._on_map, MAP_QOS, state))
+        if self._param("subscribe_initialpose"):
+            self.keep(self.create_subscription(
+                PoseWithCovarianceStamped, "initialpose",
+                lambda msg: self._poses.on_start(msg, "initialpose"), COMMAND_QOS,
+                callback_group=state,
+            ))
         amcl_qos = LATCHED_POSE_QOS if self._param("start_pose_transient_local") else QoSProfile(
             depth=1, reliability=ReliabilityPolicy.RELIABLE,
             durability=DurabilityPolicy.VOLATILE,
         )
-        self.create_subscription(
+        self.keep(self.create_subscription(
             PoseWithCovarianceStamped, "amcl_pose",
-            lambda msg: self._on_start(msg, "amcl_pose"), amcl_qos, callback_group=state,
+            lambda msg: self._poses.on_start(msg, "amcl_pose"), amcl_qos, callback_group=state,
+        ))
+        self._plan_pub = self.keep(self.create_lifecycle_publisher(Path, "plan", PLAN_QOS))
+        self._expanded_pub = self.keep(
+            self.create_lifecycle_publisher(OccupancyGrid, "expanded_cells", MAP_QOS)
         )
-        self._plan_pub = self.create_publisher(Path, "plan", PLAN_QOS)
-        self._expanded_pub = self.create_publisher(OccupancyGrid, "expanded_cells", MAP_QOS)
-        self.create_service(
-            GetPlan, "plan_path", self._on_get_plan, qos_profile=SERVICE_QOS,
-            callback_group=services,
+        services = ReentrantCallbackGroup()
+        self.keep(self.create_service(GetPlan, "plan_path", self._on_get_plan,
+                                      qos_profile=SERVICE_QOS, callback_group=services))
+        self.keep(self.create_service(ComputePath, "compute_path", self._on_compute_path,
+                                      qos_profile=SERVICE_QOS, callback_group=services))
+        problem = nav2_problem()
+        if problem is None:
+            self._actions = PathActions(self)
+        else:
+            self.get_logger().warning(f"no Nav2 actions or is_path_valid: {problem}")
+
+    def activate_resources(self) -> None:
+        """Open the request gate and subscribe to goal_pose (when enabled)."""
+        self._halt = threading.Event()
+        self._gate = self._new_gate()
+        if self._param("subscribe_goal_pose"):
+            self._goal_sub = self.create_subscription(
+                PoseStamped, "goal_pose", self._poses.on_goal, COMMAND_QOS,
+                callback_group=MutuallyExclusiveCallbackGroup(),
+            )
+
+    def _new_gate(self) -> RequestGate:
+        return RequestGate(
+            self._param("max_concurrent_plans"), self._param("max_queued_plans"),
+            "max_concurrent_plans, max_queued_plans",
         )
-        self.create_service(
-            ComputePath, "compute_path", self._on_compute_path, qos_profile=SERVICE_QOS,
-            callback_group=services,
-        )
+
+    def announce(self) -> None:
+        """The ready line: what plans and how, once the node serves."""
         backend = "numba" if NUMBA_AVAILABLE else "reference (no numba)"
-        start_source = (
-            "TF, else initialpose/amcl_pose" if self._frames.buffer is not None
-            else "initialpose/amcl_pose (no TF)"
-        )
+        actions = "Nav2 actions" if self._actions is not None else "no Nav2 actions"
         self.get_logger().info(
             f"ready: algorithm {self._param('algorithm')}, global frame "
-            f"'{self._param('global_frame')}', kernels {backend} "
-            f"(warm-up {warm_seconds * 1000:.0f} ms), start from {start_source}, paths sent as "
-            f"{self._wire.description}; {install_source()}"
+            f"'{self._param('global_frame')}', map on '{self._param('map_topic')}', kernels "
+            f"{backend} (warm-up {self._warm_seconds * 1000:.0f} ms), start from "
+            f"{self._poses.start_source}, {actions} (planners "
+            f"{', '.join(self._planners.planners)}), paths sent as {self._wire.description}; "
+            f"{install_source()}"
         )
+
+    def deactivate_resources(self) -> None:
+        """Refuse new requests, cancel running ones and wait until they have answered."""
+        self._halt.set()
+        self._gate.close(self.refusal())
+        self._poses.cancel()
+        if self._actions is not None:
+            self._actions.stop("the planner was deactivated", DEACTIVATE_WAIT_S)
+        self._gate.wait_idle(DEACTIVATE_WAIT_S)
+        if self._goal_sub is not None:
+            self.destroy_subscription(self._goal_sub)
+            self._goal_sub = None
+
+    def cleanup_resources(self) -> None:
+        """Stop the goal worker and the TF listener, forget the map, poses and planners."""
+        self._poses.close()
+        self._actions = None
+        self._planners = None
+        self._maps.clear()
+
+    def halt_work(self) -> None:
+        """Cancel the goal plan, the actions' goals and running service plans; waiting and new
+        requests are refused."""
+        self._halt.set()
+        self._gate.close()
+        self._poses.stop()
+        if self._actions is not None:
+            self._actions.stop("the planner is shutting down", 0.0)
 
     # --- parameters ---------------------------------------------------------------------------
 
     def _param(self, name: str):
         return self.get_parameter(name).value
 
-    def _radius_fits_map(self, radius: float) -> str | None:
+    def _radius_fits_map(self, radius: float, name: str = "robot_radius") -> str | None:
         current = self._maps.current
         if current is None:
             return None
-        return inflation_refusal(radius, current.resolution, self._param("max_inflation_cells"))
+        return inflation_refusal(
+            radius, current.resolution, self._param("max_inflation_cells"), name
+        )
 
-    def _grid_settings(self) -> GridSettings:
+    def _settings(self, planner_id: str | None):
+        """`name -> value` of the flat parameters, with the block values of `planner_id`."""
+        overrides = {}
+        if planner_id is not None:
+            try:
+                overrides = self._planners.values(self._planners.resolve(planner_id))
+            except UnknownPlannerError as error:
+                raise QueryError(Codes.INVALID_PLANNER, str(error)) from error
+        return lambda name: overrides[name] if name in overrides else self._param(name)
+
+    @property
+    def has_map(self) -> bool:
+        """Whether a map has been admitted."""
+        return self._maps.current is not None
+
+    def default_grid(self) -> PlanningGrid | None:
+        """The current map's grid under the first configured planner's settings."""
+        return self._maps.grid(self.grid_settings(self._planners.default.id))
+
+    def grid_settings(self, planner_id: str | None = None) -> GridSettings:
+        """The grid settings of the flat parameters, or of a configured planner."""
+        value = self._settings(planner_id)
         return GridSettings(
-            self._param("occupied_threshold"), self._param("allow_unknown"),
-            self._param("robot_radius"),
+            value("occupied_threshold"), value("allow_unknown"), value("robot_radius"),
+            value("cost_model"), value("inflation_radius"), value("cost_scaling_factor"),
         )
 
     # --- state updates ------------------------------------------------------------------------
 
-    def _on_map(self, msg: OccupancyGrid) -> None:
+    def _on_map(self, msg: object) -> None:
         """Use the map if it fits the limits; else log why and keep the previous one."""
-        if self._stopping.is_set():
-            return  # shutting down: no grid worth preparing
+        planners = self._planners
+        if self.shutting_down or planners is None:
+            return  # stopping or released: no grid worth preparing
         limits = MapLimits(
             self._param("global_frame"), self._param("max_map_cells"),
             self._param("max_inflation_cells"),
         )
-        settings = self._grid_settings()
+        settings = self.grid_settings()
         try:
-            grid = settings.build(admit_map(msg, limits, settings.robot_radius))
+            grid = settings.build(admit_map(msg, limits, settings))
         except (UnsupportedMapError, ValueError) as error:
             self.get_logger().error(f"map refused: {error}")
             return
         self._maps.install(grid)
+        for planner_id in planners.planners:  # so an action's first plan finds its grid
+            self._maps.grid(self.grid_settings(planner_id))
         self.get_logger().info(f"map received in frame '{grid.map.frame_id}': {grid.describe()}")
-        self._plan_active_goal("the map changed")
+        self._poses.plan_active_goal("the map changed")
 
-    def _on_start(self, msg: PoseWithCovarianceStamped, topic: str) -> None:
-        fault = pose_fault(msg.pose.pose)
-        if fault is not None:
-            self.get_logger().warning(f"{topic} refused: {fault}; the previous start stays")
-            return
-        start = PoseStamped(header=msg.header, pose=msg.pose.pose)
-        with self._lock:
-            self._start = start
-            waiting = self._waiting_logged is not None
-        if waiting:
-            self._plan_active_goal("a start pose arrived")
-
-    def _on_goal(self, msg: PoseStamped) -> None:
-        fault = pose_fault(msg.pose)
-        if fault is not None:
-            self.get_logger().warning(f"goal_pose refused: {fault}; the previous goal stays")
-            return
-        with self._lock:
-            self._goal = msg
-            self._waiting_logged = None
-        self._plan_active_goal("a new goal arrived")
-
-    # --- goal_pose planning -------------------------------------------------------------------
-
-    def _plan_active_goal(self, why: str) -> None:
-        """Plan the active goal on the worker (superseding any running plan), or keep it pending."""
-        with self._lock:
-            goal = self._goal
-            if goal is None:
-                return
-            missing = "map" if self._maps.current is None else None
-        if missing is None and not self._has_current_start():
-            missing = "start pose (initialpose, amcl_pose or TF)"
-        if missing is not None:
-            if self._waiting_logged != missing:
-                self._waiting_logged = missing
-                self.get_logger().info(f"goal pending: waiting for a {missing}")
-            return
-        self._waiting_logged = None
-        self.get_logger().debug(f"planning the active goal: {why}")
-        query = PlanQuery(goal=goal)
-        self._worker.submit(Job(run=lambda cancel: self.compute(query, cancel, announce=True),
-                                deliver=self._deliver_goal_plan))
-
-    def _has_current_start(self) -> bool:
-        if self._start is not None:
-            return True
-        try:
-            return self._robot_pose() is not None
-        except FrameError:
-            return False
-
-    def _deliver_goal_plan(self, answer: PlanAnswer) -> None:
-        if answer.error_code == Codes.NONE:
-            self._plan_pub.publish(self._wire.plan(answer.path))
-        elif answer.error_code == Codes.NO_START:
-            with self._lock:
-                self._waiting_logged = "start pose (initialpose, amcl_pose or TF)"
+    def publish_plan(self, path: PathArrays) -> None:
+        """Publish `path` on `plan` (only while active)."""
+        self._plan_pub.publish(self._wire.plan(path))
 
     # --- services -----------------------------------------------------------------------------
 
@@ -284,13 +293,14 @@ class PlannerNode(Node):
 
     def _admitted(self, query: PlanQuery) -> PlanAnswer:
         """Plan a service query in its turn, or answer BUSY when the gate refuses it."""
-        with self._gate.turn() as refusal:
+        gate, halt = self._gate, self._halt
+        with gate.turn() as refusal:
             if refusal is None:
-                return self.compute(query, self._stopping)
-        report = self._gate.refusal_report()
+                return self.compute(query, halt)
+        report = gate.refusal_report()
         if report:
             self.get_logger().warning(report)
-        return PlanAnswer(self._empty_path(self._param("global_frame")), Codes.BUSY, refusal)
+        return PlanAnswer(self.empty_path(), Codes.BUSY, refusal)
 
     # --- the one planning path ----------------------------------------------------------------
 
@@ -304,15 +314,15 @@ class PlannerNode(Node):
         call. Failures are always logged at WARN.
         """
         started = time.monotonic()
-        global_frame = self._param("global_frame")
-        empty = self._empty_path(global_frame)
+        empty = self.empty_path()
         try:
-            answer = self._compute(query, cancel, global_frame)
+            answer = self._compute(query, cancel, self._param("global_frame"))
         except QueryError as error:
             answer = PlanAnswer(empty, error.code, str(error))
         except PlannerCancelled as error:
-            answer = PlanAnswer(empty, Codes.UNKNOWN, f"cancelled: {error}")
-            return answer
+            return PlanAnswer(empty, Codes.UNKNOWN, f"cancelled: {error}",
+                              nodes_expanded=error.nodes_expanded,
+                              planning_time=time.monotonic() - started, cancelled=True)
         except PlannerError as error:
             answer = PlanAnswer(
                 empty, error.error_code, str(error), nodes_expanded=error.nodes_expanded
@@ -338,44 +348,52 @@ class PlannerNode(Node):
             self.get_logger().warning(f"no plan (code {answer.error_code}): {answer.error_msg}")
         return answer
 
-    def _empty_path(self, global_frame: str) -> PathArrays:
-        return planned_path(np.zeros((0, 2)), global_frame, self.get_clock().now().to_msg(), None)
+    def empty_path(self) -> PathArrays:
+        """A path with no poses, in the global frame, stamped now."""
+        return planned_path(np.zeros((0, 2)), self._param("global_frame"),
+                            self.get_clock().now().to_msg(), None)
 
     def _compute(
         self, query: PlanQuery, cancel: threading.Event | None, global_frame: str
     ) -> PlanAnswer:
-        algorithm = query.algorithm.strip() or self._param("algorithm")
+        # Nav2's order: the map, the poses, then the planner.
+        current = self._maps.current
+        if current is None:
+            raise QueryError(Codes.NO_MAP, f"no map received yet on '{self._param('map_topic')}'")
+        if current.frame_id != global_frame:
+            raise QueryError(
+                Codes.NO_MAP, f"the map in use is in frame '{current.frame_id}', not the global "
+                f"frame '{global_frame}': waiting for a map in '{global_frame}'",
+            )
+        goal = self.pose_in_global(query.goal, "goal", global_frame)
+        start = self.start_pose(query.start, global_frame)
+        value = self._settings(query.planner_id)
+        algorithm = query.algorithm.strip() or value("algorithm")
         if algorithm not in GRID_ALGORITHMS:
             raise QueryError(
                 Codes.INVALID_PLANNER,
                 f"unknown algorithm {algorithm!r}; choose one of {', '.join(GRID_ALGORITHMS)}",
             )
-        grid = self._maps.grid(self._grid_settings())
+        grid = self._maps.grid(self.grid_settings(query.planner_id))
         if grid is None:
-            raise QueryError(Codes.NO_MAP, "no map received yet on 'map'")
-        if grid.map.frame_id != global_frame:
-            raise QueryError(
-                Codes.NO_MAP, f"the map in use is in frame '{grid.map.frame_id}', not the global "
-                f"frame '{global_frame}': waiting for a map in '{global_frame}'",
-            )
-        goal = self._pose_in_global(query.goal, "goal", global_frame)
-        start = self._start_pose(query.start, global_frame)
-        tolerance = query.tolerance if query.tolerance >= 0.0 else self._param("goal_tolerance")
+            raise QueryError(Codes.NO_MAP, "the map was released")
+        tolerance = query.tolerance if query.tolerance >= 0.0 else value("goal_tolerance")
         if not math.isfinite(tolerance):
             raise QueryError(Codes.INVALID_POSE, f"tolerance must be finite, got {tolerance}")
         budget = Budget.from_timeout(
-            self._param("max_planning_time"), max_nodes=self._param("max_nodes"), cancel=cancel
+            value("max_planning_time"), max_nodes=value("max_nodes"), cancel=cancel
         )
         found = plan_world(
             grid, (start.x, start.y), (goal.x, goal.y), algorithm, tolerance=tolerance,
             budget=budget, record_expanded=self._param("publish_expanded"),
+            **path_options(value),
         )
         if len(found.poses) > self._param("max_path_poses"):
             raise QueryError(
                 Codes.NO_VALID_PATH, f"{algorithm} found a path of {len(found.poses)} poses, more "
                 f"than max_path_poses {self._param('max_path_poses')}; it is not sent",
             )
-        final_yaw = None if self._param("use_final_approach_orientation") else goal.yaw
+        final_yaw = None if value("use_final_approach_orientation") else goal.yaw
         if found.length == 0:
             final_yaw = goal.yaw
         stamp = self.get_clock().now().to_msg()
@@ -384,62 +402,23 @@ class PlannerNode(Node):
             self._publish_expanded(grid, found.expanded, stamp)
         return PlanAnswer(
             path=path, algorithm=algorithm, length_m=found.length_m,
-            nodes_expanded=found.nodes_expanded, planning_time=found.elapsed, plan=found,
+            nodes_expanded=found.nodes_expanded, planning_time=found.elapsed + found.smoothing_time,
+            plan=found,
         )
 
-    def _pose_in_global(self, pose: PoseStamped, role: str, global_frame: str) -> Pose2D:
-        fault = pose_fault(pose.pose)
-        if fault is not None:
-            raise QueryError(Codes.INVALID_POSE, f"{role} {fault}")
-        try:
-            return self._frames.to_global(pose, global_frame, self._param("transform_tolerance"))
-        except FrameError as error:
-            raise QueryError(Codes.TF_ERROR, f"{role}: {error}") from error
+    def pose_in_global(self, pose: PoseStamped, role: str, global_frame: str) -> Pose2D:
+        """`pose` in the global frame; QueryError (INVALID_POSE, TF_ERROR) naming `role`."""
+        return self._poses.pose_in_global(pose, role, global_frame)
 
-    def _robot_pose(self) -> Pose2D | None:
-        return self._frames.robot_pose(
-            self._param("global_frame"), self._param("robot_base_frame"),
-            self._param("transform_tolerance"),
-        )
-
-    def _start_pose(self, explicit: PoseStamped | None, global_frame: str) -> Pose2D:
-        if explicit is not None:
-            return self._pose_in_global(explicit, "start", global_frame)
-        if self._frames.buffer is not None:
-            try:
-                robot = self._robot_pose()
-            except FrameError as error:
-                if self._start is None:
-                    raise QueryError(Codes.TF_ERROR, f"start from TF: {error}") from error
-                robot = None
-            if robot is not None:
-                return robot
-        with self._lock:
-            start = self._start
-        if start is None:
-            raise QueryError(
-                Codes.NO_START, "no start pose yet: publish initialpose or amcl_pose, or set "
-                "use_start in the request",
-            )
-        return self._pose_in_global(start, "start", global_frame)
+    def start_pose(self, explicit: PoseStamped | None, global_frame: str) -> Pose2D:
+        """`explicit` in the global frame, or the current start (TF, else the start topics)."""
+        return self._poses.start_pose(explicit, global_frame)
 
     def _publish_expanded(self, grid: PlanningGrid, expanded: np.ndarray, stamp) -> None:
         cells = np.zeros(grid.cell_count, dtype=np.int8)
         cells[expanded] = 100
         shown = replace(grid.map, data=cells, frame_id=self._param("global_frame"))
         self._expanded_pub.publish(map_to_msg(shown, stamp))
-
-    def begin_shutdown(self) -> None:
-        """Cancel the goal plan and running service plans; waiting and new requests are refused."""
-        self._stopping.set()
-        self._gate.close()
-        self._worker.stop()
-
-    def destroy_node(self) -> None:
-        """Wait for the goal worker to end, then destroy the node's entities."""
-        self.begin_shutdown()
-        self._worker.join()
-        super().destroy_node()
 
 
 def main(args: list[str] | None = None) -> int:

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from grid_planner.grid.costs import (
+    COST_MODELS,
+    DEFAULT_COST_MODEL,
+    DEFAULT_COST_SCALING_FACTOR,
+    DEFAULT_COST_TRAVEL_MULTIPLIER,
+    DEFAULT_INFLATION_RADIUS,
+)
+from grid_planner.grid.planning_grid import CONNECTIVITIES
+from grid_planner.grid.smoothing import DEFAULT_SMOOTHING, SMOOTHINGS, SmootherParams
 from grid_planner.nodes.parameters import Rule, at_least, in_range, non_empty, one_of
 from grid_planner.search.registry import GRID, domain_algorithms
 
 GRID_ALGORITHMS = domain_algorithms(GRID)
+SMOOTHER_DEFAULTS = SmootherParams()
 MAX_ROBOT_RADIUS_M = 100.0  # a typo guard; max_inflation_cells is the bound that matters
 # Fixed at start-up: the subscription QoS, the TF listener and the executor threads follow them.
 READ_ONLY = frozenset(
@@ -13,9 +25,11 @@ READ_ONLY = frozenset(
 )
 
 
-def planner_parameters(radius_fits_map: Rule) -> dict[str, tuple[object, str, Rule | None]]:
-    """`name -> (default, description, rule)`; `radius_fits_map` checks robot_radius against
-    the map in use (max_inflation_cells)."""
+def planner_parameters(
+    radius_fits_map: Callable[[float, str], str | None],
+) -> dict[str, tuple[object, str, Rule | None]]:
+    """`name -> (default, description, rule)`; `radius_fits_map(radius, name)` checks
+    robot_radius and inflation_radius against the map in use (max_inflation_cells)."""
     radius_range = in_range(0.0, MAX_ROBOT_RADIUS_M)
     return {
         "algorithm": ("astar", f"search algorithm: {', '.join(GRID_ALGORITHMS)}",
@@ -24,7 +38,7 @@ def planner_parameters(radius_fits_map: Rule) -> dict[str, tuple[object, str, Ru
                                lambda v: None if 1 <= v <= 100 else "must be in 1..100"),
         "allow_unknown": (False, "false: unknown (-1) cells are lethal", None),
         "robot_radius": (0.0, "m; cells within this of a lethal cell are inflated",
-                         lambda v: radius_range(v) or radius_fits_map(v)),
+                         lambda v: radius_range(v) or radius_fits_map(v, "robot_radius")),
         "goal_tolerance": (0.0, "m; a blocked goal may move this far in x and y", at_least(0.0)),
         "max_planning_time": (5.0, "s (steady clock) a plan may take", at_least(0.001)),
         "use_final_approach_orientation": (
@@ -47,4 +61,57 @@ def planner_parameters(radius_fits_map: Rule) -> dict[str, tuple[object, str, Ru
                            at_least(1)),
         "max_nodes": (2_000_000, "nodes one plan may expand (bounds a search's memory)",
                       at_least(1)),
+        "cost_model": (DEFAULT_COST_MODEL, "uniform (blocked or free), inflation (our own "
+                       "inflation layer's costs) or costmap (the map is a Nav2 costmap)",
+                       one_of(COST_MODELS)),
+        "connectivity": (4, "4 or 8 neighbours; diagonals never cut a corner",
+                         lambda v: None if v in CONNECTIVITIES else "must be 4 or 8"),
+        "inflation_radius": (DEFAULT_INFLATION_RADIUS, "m; cost_model inflation: how far "
+                             "costs reach from obstacles",
+                             lambda v: radius_range(v) or radius_fits_map(v, "inflation_radius")),
+        "cost_scaling_factor": (DEFAULT_COST_SCALING_FACTOR, "cost_model inflation: how fast "
+                                "costs fall with distance (Nav2's exponential)", at_least(0.0)),
+        "cost_travel_multiplier": (DEFAULT_COST_TRAVEL_MULTIPLIER, "a step onto a cell of cost "
+                                   "c costs step * (1 + this * c / 252); 0: shortest path",
+                                   at_least(0.0)),
+        "smoothing": (DEFAULT_SMOOTHING, "none, shortcut or gradient", one_of(SMOOTHINGS)),
+        "smoother.w_smooth": (SMOOTHER_DEFAULTS.w_smooth, "gradient smoother: pull towards "
+                              "the neighbours' midpoint", at_least(0.0)),
+        "smoother.w_data": (SMOOTHER_DEFAULTS.w_data, "gradient smoother: pull towards the "
+                            "searched path", at_least(0.0)),
+        "smoother.tolerance": (SMOOTHER_DEFAULTS.tolerance, "gradient smoother: stop when a "
+                               "sweep moves the poses less than this (cells)", at_least(0.0)),
+        "smoother.max_iterations": (SMOOTHER_DEFAULTS.max_iterations, "gradient smoother: "
+                                    "most sweeps", at_least(0)),
+    }
+
+
+def path_options(param: Callable[[str], object]) -> dict[str, object]:
+    """The keyword options of `plan_world` that shape a path, read through `param(name)`."""
+    return {
+        "connectivity": param("connectivity"),
+        "cost_travel_multiplier": param("cost_travel_multiplier"),
+        "smoothing": param("smoothing"),
+        "smoother": SmootherParams(
+            w_smooth=param("smoother.w_smooth"), w_data=param("smoother.w_data"),
+            tolerance=param("smoother.tolerance"),
+            max_iterations=param("smoother.max_iterations"),
+        ),
+    }
+
+
+# --- inputs a Nav2 stack switches (issue 11) --------------------------------------------------
+# Fixed at start-up like the QoS above: the subscriptions are made once per configure.
+INPUT_READ_ONLY = frozenset({"map_topic", "subscribe_goal_pose", "subscribe_initialpose"})
+
+
+def input_parameters() -> dict[str, tuple[object, str, Rule | None]]:
+    """The map topic and the two command subscriptions a Nav2 stack turns off."""
+    return {
+        "map_topic": ("map", "OccupancyGrid topic to plan on (map, or Nav2's "
+                      "global_costmap/costmap)", non_empty),
+        "subscribe_goal_pose": (True, "plan goals from goal_pose (false inside Nav2, where "
+                                "bt_navigator sends the goals)", None),
+        "subscribe_initialpose": (True, "take the start from initialpose (false inside Nav2, "
+                                  "where TF or amcl_pose give it)", None),
     }

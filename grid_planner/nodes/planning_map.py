@@ -2,8 +2,8 @@
 
 A map is admitted only when it fits the node's limits (frame, cells, inflation) and converts
 cleanly; otherwise it is refused with the reason and the previous map stays. The planning grid
-carries the settings it was built with, so a grid built while a setting changed is rebuilt on
-first use instead of being served under the new settings.
+carries the settings it was built with, and grids are kept by those settings, so a grid built
+while a setting changed is rebuilt on first use instead of being served under the new settings.
 """
 
 from __future__ import annotations
@@ -11,33 +11,46 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from nav_msgs.msg import OccupancyGrid
-
 from grid_planner.grid.errors import UnsupportedMapError
 from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.grid.planning_grid import PlanningGrid
-from grid_planner.nodes.conversions import msg_to_map
+from grid_planner.nodes.map_input import map_size, message_to_map
 
 
 @dataclass(frozen=True)
 class GridSettings:
-    """The parameters a planning grid is built with."""
+    """The parameters a planning grid is built with (its rebuild key)."""
 
     occupied_threshold: int
     allow_unknown: bool
     robot_radius: float
+    cost_model: str = "uniform"
+    inflation_radius: float = 0.55
+    cost_scaling_factor: float = 10.0
 
     @classmethod
     def of(cls, grid: PlanningGrid) -> GridSettings:
         """The settings `grid` was built with."""
-        return cls(grid.occupied_threshold, grid.allow_unknown, grid.robot_radius)
+        return cls(
+            grid.occupied_threshold, grid.allow_unknown, grid.robot_radius, grid.cost_model,
+            grid.inflation_radius, grid.cost_scaling_factor,
+        )
 
     def build(self, occupancy: OccupancyMap) -> PlanningGrid:
         """The planning grid of `occupancy` under these settings."""
         return PlanningGrid(
             occupancy, occupied_threshold=self.occupied_threshold,
             allow_unknown=self.allow_unknown, robot_radius=self.robot_radius,
+            cost_model=self.cost_model, inflation_radius=self.inflation_radius,
+            cost_scaling_factor=self.cost_scaling_factor,
         )
+
+    def radii(self) -> dict[str, float]:
+        """The radii a grid under these settings measures out from obstacles, by name."""
+        radii = {"robot_radius": self.robot_radius}
+        if self.cost_model == "inflation":
+            radii["inflation_radius"] = self.inflation_radius
+        return radii
 
 
 @dataclass(frozen=True)
@@ -49,48 +62,60 @@ class MapLimits:
     max_inflation_cells: int
 
 
-def inflation_refusal(robot_radius: float, resolution: float, max_cells: int) -> str | None:
-    """Why `robot_radius` is too wide for a map of `resolution` (None when it is not).
+def inflation_refusal(
+    radius: float, resolution: float, max_cells: int, name: str = "robot_radius"
+) -> str | None:
+    """Why the radius `name` is too wide for a map of `resolution` (None when it is not).
 
     Preparing a grid costs O(cells x inflation cells): bounding the inflation bounds the time
-    a map or a robot_radius change holds up the plans.
+    a map or a robot_radius (or inflation_radius) change holds up the plans.
     """
-    cells = robot_radius / resolution
+    cells = radius / resolution
     if cells <= max_cells:
         return None
     return (
-        f"robot_radius {robot_radius} m is {cells:.4g} cells at {resolution:.6g} m/cell, more "
+        f"{name} {radius} m is {cells:.4g} cells at {resolution:.6g} m/cell, more "
         f"than max_inflation_cells {max_cells}"
     )
 
 
-def admit_map(msg: OccupancyGrid, limits: MapLimits, robot_radius: float) -> OccupancyMap:
-    """The core map of `msg` if it fits `limits`; raises UnsupportedMapError with the reason."""
+def admit_map(msg: object, limits: MapLimits, settings: GridSettings) -> OccupancyMap:
+    """The core map of `msg` (an OccupancyGrid or a nav2_msgs/Costmap) if it fits `limits`
+    under `settings`; raises UnsupportedMapError with the reason."""
     if msg.header.frame_id != limits.global_frame:
         raise UnsupportedMapError(
             f"its frame '{msg.header.frame_id}' is not the global frame "
             f"'{limits.global_frame}' (set global_frame or publish the map in it)"
         )
-    cells = msg.info.width * msg.info.height
+    width, height = map_size(msg)
+    cells = width * height
     if cells > limits.max_map_cells:
         raise UnsupportedMapError(
-            f"{msg.info.width} x {msg.info.height} = {cells} cells, more than max_map_cells "
-            f"{limits.max_map_cells}"
+            f"{width} x {height} = {cells} cells, more than max_map_cells {limits.max_map_cells}"
         )
-    occupancy = msg_to_map(msg)
-    refusal = inflation_refusal(robot_radius, occupancy.resolution, limits.max_inflation_cells)
-    if refusal is not None:
-        raise UnsupportedMapError(refusal)
+    occupancy = message_to_map(msg)
+    for name, radius in settings.radii().items():
+        refusal = inflation_refusal(
+            radius, occupancy.resolution, limits.max_inflation_cells, name
+        )
+        if refusal is not None:
+            raise UnsupportedMapError(refusal)
     return occupancy
 
 
 class PlanningMap:
-    """The latest admitted map and its planning grid, shared by every callback thread."""
+    """The latest admitted map and its planning grids, shared by every callback thread.
+
+    One grid is kept per settings in use (the flat parameters and each configured planner's,
+    at most MAX_GRIDS), so planners with different settings do not rebuild each other's grid.
+    """
+
+    MAX_GRIDS = 4
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._map: OccupancyMap | None = None
-        self._grid: PlanningGrid | None = None
+        self._grids: dict[GridSettings, PlanningGrid] = {}
 
     @property
     def current(self) -> OccupancyMap | None:
@@ -101,11 +126,22 @@ class PlanningMap:
     def install(self, grid: PlanningGrid) -> None:
         """Use `grid` and its map from now on."""
         with self._lock:
-            self._map, self._grid = grid.map, grid
+            self._map, self._grids = grid.map, {GridSettings.of(grid): grid}
+
+    def clear(self) -> None:
+        """Forget the map and its grids (the node released its resources)."""
+        with self._lock:
+            self._map, self._grids = None, {}
 
     def grid(self, settings: GridSettings) -> PlanningGrid | None:
-        """The grid of the current map under `settings` (rebuilt if it was built otherwise)."""
+        """The grid of the current map under `settings` (built on first use)."""
         with self._lock:
-            if self._grid is not None and GridSettings.of(self._grid) != settings:
-                self._grid = settings.build(self._map)
-            return self._grid
+            if self._map is None:
+                return None
+            grid = self._grids.get(settings)
+            if grid is None:
+                grid = settings.build(self._map)
+                if len(self._grids) >= self.MAX_GRIDS:
+                    self._grids.pop(next(iter(self._grids)))
+                self._grids[settings] = grid
+            return grid

@@ -3,7 +3,8 @@
 A goal carries the service's request fields and ends with its response fields. It takes its
 turn in the node's lanes like a service request (`max_concurrent_solves` run, then
 `max_queued_solves` wait; a goal beyond both is aborted at once with BUSY and the reason, so
-the client learns why, which a bare goal rejection cannot say). While it waits and runs, a
+the client learns why, which a bare goal rejection cannot say). Goals sent while the node is not
+active (a lifecycle node) are rejected. While it waits and runs, a
 watcher publishes feedback every FEEDBACK_PERIOD_S: the phase (queued, setup, search), nodes
 expanded and generated, frontier, states held, IDA*'s bound or IDDFS's depth limit, seconds of
 search and of table set-up. A cancel request sets the goal's cancel event at once: the search
@@ -60,13 +61,20 @@ class SolveAction:
         self._cancels: dict[bytes, threading.Event] = {}
         self._server = ActionServer(
             node, SolvePuzzle, "solve_puzzle", execute_callback=self._execute,
-            goal_callback=lambda _goal: GoalResponse.ACCEPT,
+            goal_callback=self._on_goal,
             cancel_callback=self._on_cancel, callback_group=ReentrantCallbackGroup(),
         )
 
     def destroy(self) -> None:
         """Destroy the action server (the node is going)."""
         self._server.destroy()
+
+    def _on_goal(self, _goal) -> GoalResponse:
+        """Accept goals while the node serves; reject them, saying why, while it does not."""
+        if self._node.serving:
+            return GoalResponse.ACCEPT
+        self._node.get_logger().warning(f"solve_puzzle goal rejected: {self._node.refusal()}")
+        return GoalResponse.REJECT
 
     def _on_cancel(self, goal: ServerGoalHandle) -> CancelResponse:
         with self._lock:

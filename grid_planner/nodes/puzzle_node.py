@@ -15,9 +15,9 @@ import time
 
 from grid_planner_interfaces.srv import SolvePuzzle
 from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.node import Node
 
 from grid_planner.nodes.concurrency import RequestGate
+from grid_planner.nodes.lifecycle import DEACTIVATE_WAIT_S, LIFECYCLE_THREADS, ManagedNode
 from grid_planner.nodes.parameters import at_least, declare_validated, one_of
 from grid_planner.nodes.paths import install_source
 from grid_planner.nodes.puzzle_action import fill_answer, serve_solve_action
@@ -66,13 +66,15 @@ def known_tables(names: object) -> str | None:
     return None
 
 
-class PuzzleNode(Node):
+class PuzzleNode(ManagedNode):
     """Solves sliding-tile puzzles in two lanes (small and big boards), each with its own limits.
 
     In each lane at most `max_concurrent_solves` run at once and `max_queued_solves` wait,
-    service requests and action goals together; the requests beyond are answered BUSY at once.
-    The tables named in `prepare_tables` are built or loaded in the background from start-up
-    (shutdown cancels them); the "ready:" line follows them unless they take longer than
+    service requests and action goals together; the requests beyond are answered BUSY at once,
+    and so is every service request while the node is not active (a lifecycle node; action
+    goals are then rejected). Configure warms the kernel, makes the service and action and
+    builds or loads the tables named in `prepare_tables` in the background (cleanup and
+    shutdown cancel them); the "ready:" line follows them unless they take longer than
     PREPARE_WAIT_S (a cold build), which then goes on in the background.
     """
 
@@ -111,37 +113,80 @@ class PuzzleNode(Node):
             read_only=frozenset({"max_concurrent_solves", "max_queued_solves",
                                  "prepare_tables"}),
         )
-        self._stopping = threading.Event()
+        limit, queued = self._param("max_concurrent_solves"), self._param("max_queued_solves")
+        self._stopping = threading.Event()  # set: the running solves of this activation stop
+        self._tables_stop = threading.Event()  # set: the table builds of this configure stop
         self._cancels_lock = threading.Lock()
         self._cancels: set[threading.Event] = set()
         self._build_logged: dict[int, float] = {}
-        add_listener(self._on_build)
-        warm_seconds = warm_up()
+        self._lanes = self._new_lanes()
+        for lane in self._lanes.values():
+            lane.close(self.refusal())
+        # Executor threads the callbacks may hold: both lanes' requests and goals, rclpy's
+        # parameter services, the action server's goal, cancel and result requests and the
+        # lifecycle services.
+        self.callback_threads = 2 * (limit + queued) + 3 + LIFECYCLE_THREADS
+        self._warm_seconds = 0.0
+        self._still = ""
+        self.start()
+
+    def _new_lanes(self) -> dict[bool, RequestGate]:
+        """One gate for small boards and one for big ones."""
         limit, queued = self._param("max_concurrent_solves"), self._param("max_queued_solves")
         names = "max_concurrent_solves, max_queued_solves"
-        self._lanes = {small: RequestGate(limit, queued, names) for small in (True, False)}
-        # Executor threads the callbacks may hold: both lanes' requests and goals, rclpy's
-        # parameter services, and the action server's goal, cancel and result requests.
-        self.callback_threads = 2 * (limit + queued) + 3
-        self._service = self.create_service(
+        return {small: RequestGate(limit, queued, names) for small in (True, False)}
+
+    def configure_resources(self) -> None:
+        """Warm the IDA* kernel, make the service and action, start preparing the tables."""
+        self._warm_seconds = warm_up()
+        self._service = self.keep(self.create_service(
             SolvePuzzle, "solve_puzzle", self._on_solve, qos_profile=SERVICE_QOS,
             callback_group=ReentrantCallbackGroup(),
-        )
-        self._action = serve_solve_action(self)
+        ))
+        self.keep(serve_solve_action(self))
+        add_listener(self._on_build)
+        self._tables_stop = threading.Event()
         prepared = threading.Event()
         threading.Thread(
-            target=self._prepare, args=(prepared,), name="prepare_tables", daemon=True
+            target=self._prepare, args=(prepared, self._tables_stop), name="prepare_tables",
+            daemon=True,
         ).start()
         # Tables in the cache load in a fraction of a second: "ready" then means at full speed.
-        # A cold build (seconds) goes on in the background, cancelled by shutdown.
-        still = "" if prepared.wait(PREPARE_WAIT_S) else ", tables still being built"
+        # A cold build (seconds) goes on in the background, cancelled by cleanup and shutdown.
+        self._still = "" if prepared.wait(PREPARE_WAIT_S) else ", tables still being built"
+
+    def activate_resources(self) -> None:
+        """Open both lanes."""
+        self._stopping = threading.Event()
+        self._lanes = self._new_lanes()
+
+    def announce(self) -> None:
+        """The ready line."""
+        limit, queued = self._param("max_concurrent_solves"), self._param("max_queued_solves")
         self.get_logger().info(
             f"ready: serving '{self._service.service_name}' (service and action) "
             f"(default {self._param('default_algorithm')} / {self._param('default_heuristic')}, "
             f"{limit} running + {queued} waiting solves a lane, IDA* kernel warm-up "
-            f"{warm_seconds * 1000:.0f} ms{still}); "
+            f"{self._warm_seconds * 1000:.0f} ms{self._still}); "
             f"{install_source()}"
         )
+
+    def deactivate_resources(self) -> None:
+        """Refuse new solves, end running ones (LIMIT_REACHED) and wait for their answers."""
+        self._cancel_solves()
+        for lane in self._lanes.values():
+            lane.close(self.refusal())
+        for lane in self._lanes.values():
+            lane.wait_idle(DEACTIVATE_WAIT_S)
+
+    def cleanup_resources(self) -> None:
+        """Stop the table builds and listening to them; let cancelled builds end."""
+        self._tables_stop.set()
+        cancel_builds()
+        remove_listener(self._on_build)
+        waited_until = time.monotonic() + BUILD_STOP_WAIT_S
+        while running_builds() and time.monotonic() < waited_until:
+            time.sleep(0.02)
 
     def _param(self, name: str):
         return self.get_parameter(name).value
@@ -150,33 +195,28 @@ class PuzzleNode(Node):
         """The lane that solves `board`: small boards have their own."""
         return self._lanes[len(board) <= SMALL_BOARD_TILES]
 
-    def begin_shutdown(self) -> None:
+    def halt_work(self) -> None:
         """Cancel running solves and table builds; waiting and new requests are refused."""
-        self._stopping.set()
-        with self._cancels_lock:
-            for cancel in self._cancels:
-                cancel.set()
+        self._cancel_solves()
+        self._tables_stop.set()
         cancel_builds()
         for lane in self._lanes.values():
             lane.close()
 
-    def destroy_node(self) -> None:
-        """Stop listening to table builds and let cancelled ones end before the node goes."""
-        remove_listener(self._on_build)
-        self._action.destroy()
-        waited_until = time.monotonic() + BUILD_STOP_WAIT_S
-        while running_builds() and time.monotonic() < waited_until:
-            time.sleep(0.02)
-        super().destroy_node()
+    def _cancel_solves(self) -> None:
+        self._stopping.set()
+        with self._cancels_lock:
+            for cancel in self._cancels:
+                cancel.set()
 
-    def _prepare(self, prepared: threading.Event) -> None:
-        """Build or load the `prepare_tables`, then set `prepared`."""
-        setup = Setup(timeout=self._param("setup_timeout"), cancel=self._stopping)
+    def _prepare(self, prepared: threading.Event, stop: threading.Event) -> None:
+        """Build or load the `prepare_tables` (until `stop` is set), then set `prepared`."""
+        setup = Setup(timeout=self._param("setup_timeout"), cancel=stop)
         for name in self._param("prepare_tables"):
             try:
                 seconds = prepare(name, PREPARABLE_TABLES[name], setup=setup)
             except SetupStoppedError as error:
-                if self._stopping.is_set():
+                if stop.is_set():
                     return
                 self.get_logger().warning(f"heuristic table '{name}' not prepared: {error}")
                 continue

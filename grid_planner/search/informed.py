@@ -53,14 +53,13 @@ def _best_first(problem: SearchProblem, budget: Budget | None, name: str, inform
     best_g = {start: 0}
     parent = {start: None}
     counter = 0
-    # (f, -g, insertion counter, state, h): least f first, then the deeper node (it is closer
-    # to a goal when h is tight), then first in; the counter also keeps states from being
-    # compared, so they need not be orderable.
+    # (f, -insertion number, g, state, h): least f first; among equal f the entry pushed last
+    # (LIFO), which mostly means the child just generated, so A* runs deep along a tie. The
+    # insertion number is unique, so states are never compared and need not be orderable.
     heap = [(h_start, 0, 0, start, h_start)]
 
     while heap:
-        _f, neg_g, _order, state, h = heappop(heap)
-        g = -neg_g
+        _f, _order, g, state, h = heappop(heap)
         if g > best_g[state]:
             continue  # stale: a cheaper entry for this state was pushed after this one
         if is_goal(state):
@@ -76,11 +75,12 @@ def _best_first(problem: SearchProblem, budget: Budget | None, name: str, inform
             if known is not None and g_child >= known:
                 continue
             # Also reopens a state already expanded if it is reached more cheaply, which only
-            # happens with an admissible but inconsistent heuristic and keeps A* optimal there.
+            # happens with an admissible but inconsistent heuristic (or floating-point sums one
+            # ulp apart) and keeps A* optimal there.
             best_g[child] = g_child
             parent[child] = (state, action, step_cost)
             counter += 1
-            heappush(heap, (g_child + h_child, -g_child, counter, child, h_child))
+            heappush(heap, (g_child + h_child, -counter, g_child, child, h_child))
         if len(heap) > max_frontier:
             max_frontier = len(heap)
         if expanded + len(heap) > max_held:
@@ -94,7 +94,8 @@ def astar(problem: SearchProblem, budget: Budget | None = None) -> SearchResult:
     A best-g record replaces the closed set: a state is pushed again only when reached more
     cheaply, and heap entries made stale by that are skipped when popped (lazy deletion). The
     goal test runs when a state is popped, which is what makes the answer optimal. Ties in f
-    go to the larger g, then to the earlier insertion, so runs are deterministic.
+    go to the entry pushed last (LIFO), so runs are deterministic; the compiled grid kernels
+    follow the same rule, which is what lets them match this reference expansion for expansion.
     `max_frontier` counts heap entries, stale ones included; the states held (what
     `Budget.max_held` bounds) are the closed set (states expanded) plus the heap.
     """
@@ -104,7 +105,7 @@ def astar(problem: SearchProblem, budget: Budget | None = None) -> SearchResult:
 def uniform_cost(problem: SearchProblem, budget: Budget | None = None) -> SearchResult:
     """Uniform-cost search (Dijkstra): a least-cost path for any positive step costs.
 
-    A* with a zero heuristic; ties in cost go to the earlier insertion.
+    A* with a zero heuristic; ties in cost go to the entry pushed last, as in `astar`.
     """
     return _best_first(problem, budget, "uniform_cost", informed=False)
 

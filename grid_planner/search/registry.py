@@ -83,7 +83,7 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
             unit_cost_only=True, reversible=True,
         ),
         AlgorithmInfo(
-            "astar", astar, "A*: best-first by g + h, ties toward larger g", optimal=True,
+            "astar", astar, "A*: best-first by g + h, ties to the entry pushed last", optimal=True,
             complete=True, memory="open and closed sets, O(b^d) at worst", informed=True,
             kernels={GRID: "best_first"},
         ),

@@ -337,7 +337,7 @@ def test_png_output_has_the_expected_size_and_orientation(capsys, tmp_path):
     assert tuple(rgb[1, 1]) == render.START_RGB
     assert tuple(rgb[-2, -2]) == render.GOAL_RGB
     assert tuple(rgb[(7 - 7) * 4 + 2, 7 * 4 + 2]) == render.OBSTACLE_RGB  # wall cell (7, 7)
-    assert tuple(rgb[(7 - 7) * 4 + 2, 3 * 4 + 2]) == render.PATH_RGB  # path cell (3, 7)
+    assert tuple(rgb[(7 - 6) * 4 + 2, 0 * 4 + 2]) == render.PATH_RGB  # path cell (0, 6)
 
 
 def test_png_default_scale_enlarges_a_small_map(capsys, tmp_path):

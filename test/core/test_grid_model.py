@@ -11,12 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grid_planner.grid import OccupancyMap, PlanningGrid, UnsupportedMapError
+from grid_planner.grid.components import label_components, label_components_numpy
+from grid_planner.grid.costs import obstacle_distance2
 from grid_planner.grid.kernels import FREE_CLEARANCE, LETHAL_CLEARANCE
-from grid_planner.grid.planning_grid import (
-    label_components,
-    label_components_numpy,
-    obstacle_distance2,
-)
 
 # --- OccupancyMap -----------------------------------------------------------------------------
 

@@ -507,19 +507,31 @@ def test_algorithms_without_a_kernel_use_the_reference():
 _WARM_UP = """
 import json
 from grid_planner.grid import OccupancyMap, PlanningGrid, plan, warm_up
+from grid_planner.grid import smoothing, sweep
 from grid_planner.grid.kernels import FAMILIES, trace_path
 from grid_planner.search import Budget
 from grid_planner.search.registry import GRID, domain_algorithms, lookup
 
-kernels = {name: family.kernel for name, family in FAMILIES.items()}
+kernels = {kernel.__name__: kernel for family in FAMILIES.values() for kernel in family.kernels}
 kernels["trace_path"] = trace_path
+kernels["shortcut"] = smoothing.shortcut_kernel
+kernels["gradient"] = smoothing.gradient_kernel
+kernels["polyline_costs"] = sweep.polyline_costs
 warm_up()
 after_warm_up = {name: len(kernel.signatures) for name, kernel in kernels.items()}
-grid = PlanningGrid(OccupancyMap.from_rows([[0] * 30] * 20), robot_radius=0.5)
-for name in domain_algorithms(GRID):
-    if lookup(name).kernel(GRID):
-        plan(grid, (0, 0), (29, 19), name, budget=Budget.from_timeout(60.0))
-        plan(grid, (0, 0), (29, 19), name, tolerance=2.0, record_expanded=True)
+rows = [[0] * 30] * 20
+rows[5] = [0] * 10 + [100] * 10 + [0] * 10
+for model in ("uniform", "inflation"):
+    grid = PlanningGrid(OccupancyMap.from_rows(rows), robot_radius=0.5, cost_model=model)
+    for name in domain_algorithms(GRID):
+        if not lookup(name).kernel(GRID):
+            continue
+        for connectivity in (4, 8):
+            for smoothed in ("none", "shortcut", "gradient"):
+                plan(grid, (0, 0), (29, 19), name, budget=Budget.from_timeout(60.0),
+                     connectivity=connectivity, smoothing=smoothed)
+            plan(grid, (0, 0), (15, 14), name, tolerance=2.0, record_expanded=True,
+                 connectivity=connectivity)
 after_plans = {name: len(kernel.signatures) for name, kernel in kernels.items()}
 print(json.dumps([after_warm_up, after_plans]))
 """
@@ -536,7 +548,7 @@ def test_warm_up_compiles_every_kernel_that_real_plans_use():
     )
     assert run.returncode == 0, run.stderr
     after_warm_up, after_plans = json.loads(run.stdout)
-    assert all(count >= 1 for count in after_warm_up.values()), after_warm_up
+    assert all(count >= 1 for count in after_warm_up.values()), after_warm_up.items()
     assert after_plans == after_warm_up  # real plans needed no new compilation
 
 

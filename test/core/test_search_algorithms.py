@@ -199,9 +199,10 @@ def test_astar_reopens_a_state_reached_cheaper_under_an_inconsistent_heuristic()
     assert result.cost == 13
 
 
-def test_astar_breaks_f_ties_towards_larger_g_then_insertion_order():
-    # All nodes have f = 3 with the exact heuristic; larger g goes deeper first, so A* walks
-    # straight down the first-inserted branch and expands only that path.
+def test_best_first_ties_go_to_the_entry_pushed_last():
+    # All nodes have f = 3 with the exact heuristic. Ties go to the entry pushed last: A*
+    # takes Y1 (pushed after X1), then its child Y2 (pushed after everything), and expands
+    # only that path.
     edges = {
         "S": [("x", "X1", 1), ("y", "Y1", 1)],
         "X1": [("x", "X2", 1)],
@@ -212,12 +213,13 @@ def test_astar_breaks_f_ties_towards_larger_g_then_insertion_order():
     h = {"S": 3, "X1": 2, "Y1": 2, "X2": 1, "Y2": 1}
     problem = GraphProblem(edges, "S", "G", h)
     result = astar(problem)
-    assert problem.expansion_order == ["S", "X1", "X2"]
-    assert result.states == ["S", "X1", "X2", "G"]
-    # Uniform-cost ties (equal g) go to the first inserted: X1, Y1, then X2, Y2.
+    assert problem.expansion_order == ["S", "Y1", "Y2"]
+    assert result.states == ["S", "Y1", "Y2", "G"]
+    # Uniform-cost ties (equal g) also go to the last pushed: Y1, then X1, whose child X2 was
+    # pushed after Y2.
     problem = GraphProblem(edges, "S", "G")
     uniform_cost(problem)
-    assert problem.expansion_order == ["S", "X1", "Y1", "X2", "Y2"]
+    assert problem.expansion_order == ["S", "Y1", "X1", "X2", "Y2"]
 
 
 def naive_alternating_bidirectional(problem):

@@ -102,7 +102,8 @@ def test_launch_files_reference_existing_config_files() -> None:
                 parts = [literal(a) for a in node.args[1:]]
                 if all(isinstance(p, str) for p in parts):
                     names.add("/".join(parts))
-    assert names == {"config/maps/demo_map.yaml", "config/planner.yaml", "config/puzzle.yaml"}
+    assert names == {"config/maps/demo_map.yaml", "config/planner.yaml", "config/puzzle.yaml",
+                     "config/nav2_params.yaml"}
     for name in names:
         assert (PROJECT_ROOT / name).is_file(), name
 

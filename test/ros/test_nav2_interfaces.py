@@ -12,12 +12,11 @@ from __future__ import annotations
 import importlib
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
+from nav2_clients import require
 from shared_data import shared_dir, unavailable
 
 # Jazzy's type hashes (every Jazzy release agrees; Kilted changed ComputePathThroughPoses and
@@ -40,17 +39,6 @@ JAZZY_TYPE_HASHES = {
 }
 PYTHON_MODULES = ("nav2_msgs.action", "nav2_msgs.srv", "nav2_msgs.msg", "map_msgs.msg",
                   "bond.msg", "smclib.statemap", "bondpy.bondpy")
-
-
-def require(module: str) -> None:
-    """Skip (fail under CI=true) when `module` does not import, saying how to get it."""
-    probe = subprocess.run([sys.executable, "-c", f"import {module}"], cwd="/",
-                           capture_output=True, text=True)
-    if probe.returncode != 0:
-        interfaces = shared_dir() / "interfaces"
-        how = ("run `make test-env`" if interfaces.is_dir()
-               else f"the test set-up builds it from {interfaces}, which is missing")
-        unavailable(f"{module} is not importable: {how}")
 
 
 @pytest.mark.parametrize("module", PYTHON_MODULES)

@@ -97,11 +97,17 @@ def node_family() -> set[str]:
 
 
 def documented_topics(nodes: list[str]) -> set[str]:
-    """The topics docs/interface.md gives the nodes (fully qualified), in their namespaces."""
+    """The topics docs/interface.md gives the nodes (fully qualified), in their namespaces.
+
+    A node run under a name the page does not head (planner_node as Nav2's planner_server,
+    with the Nav2 launch file's inputs) has none to wait for.
+    """
     sections = node_sections()
     topics = set()
     for node in nodes:
         namespace, _, name = node.rpartition("/")
+        if name not in sections:
+            continue
         for row in sections[name][1].table("Topics"):
             topics.add(f"{namespace}/{code(row['topic'])}")
     return topics

@@ -1,7 +1,15 @@
-"""The best-first kernel family: A* with the Manhattan heuristic, and Dijkstra (A* without h).
+"""The best-first kernel family: A* and Dijkstra (A* without h) on the grid.
 
-Unit 4-connected steps. The heap is one int64 array of (key, cell) pairs, `heap[2 i]` and
-`heap[2 i + 1]`: a move reads and writes one place instead of two arrays (measured faster).
+Two kernels, one tie rule (ties in f go to the entry pushed last, LIFO):
+
+- `two_stack_kernel`, for unit 4-connected steps and one target: with the Manhattan heuristic a
+  successor's f is the popped f or f + 2 (Dijkstra: always f + 1), so two LIFO stacks, "this
+  f" and "next f", replace the heap: O(1) a push and a pop. When this level's stack is empty
+  the next one becomes current. Popping the top of the current stack is popping the smallest
+  (f, -insertion number) of all entries, exactly the heap order of the weighted kernel and of
+  the reference A*, so all three expand the same cells in the same order.
+- `weighted.weighted_kernel` for everything else: real step costs, 8 neighbours, several
+  targets (whose nearest-target heuristic may also give f + 1).
 """
 
 from __future__ import annotations
@@ -10,195 +18,216 @@ import numpy as np
 
 from grid_planner.jit import driver, njit
 
-from .layout import CLOSED, FRONTIER_END, entry_floor, is_target
+from .layout import (
+    BUCKET,
+    CLOSED,
+    CURRENT_HALF,
+    FRONTIER_END,
+    NEXT_END,
+    POOL_END,
+    POOL_FREE,
+    PUSHES,
+    WAITING,
+    distance_estimate,
+    enterable,
+    entry_floor,
+)
 from .query import GridKernel, GridQuery
-
-_LOW32 = np.int64(0xFFFFFFFF)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _manhattan(x, y, target_x, target_y):
-    best = np.int64(1) << 62
-    for k in range(target_x.shape[0]):
-        d = abs(x - target_x[k]) + abs(y - target_y[k])
-        if d < best:
-            best = d
-    return best
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _heap_push(heap, size, key, cell):
-    i = size
-    while i > 0:
-        up = (i - 1) >> 1
-        if heap[2 * up] <= key:
-            break
-        heap[2 * i] = heap[2 * up]
-        heap[2 * i + 1] = heap[2 * up + 1]
-        i = up
-    heap[2 * i] = key
-    heap[2 * i + 1] = cell
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _heap_pop_fix(heap, size):
-    """Restore the heap after its root was taken; `size` is the new size."""
-    if size == 0:
-        return
-    key = heap[2 * size]
-    cell = heap[2 * size + 1]
-    i = 0
-    while True:
-        child = 2 * i + 1
-        if child >= size:
-            break
-        # The right child when strictly smaller, as an add (not a jump: the outcome is a coin
-        # flip, a mispredicted branch per level costs more than the heap move itself).
-        if child + 1 < size:
-            child += heap[2 * child + 2] < heap[2 * child]
-        if heap[2 * child] >= key:
-            break
-        heap[2 * i] = heap[2 * child]
-        heap[2 * i + 1] = heap[2 * child + 1]
-        i = child
-    heap[2 * i] = key
-    heap[2 * i + 1] = cell
+from .weighted import BUCKET_WIDTH, pack, ring_length, weighted_kernel
 
 
 @njit(cache=True, nogil=True)
-def astar_kernel(
+def two_stack_kernel(
     clearance,
+    free,
     row,
-    targets,
+    target,
     target_x,
     target_y,
     use_heuristic,
     stamp,
     g,
     base,
-    heap,
+    stacks,
     state,
     max_expansions,
 ):
-    """A* (Dijkstra when `use_heuristic` is False) on unit 4-connected steps.
+    """A* (Dijkstra when `use_heuristic` is False) on unit 4-connected steps to one target.
 
-    The heap orders by f = g + Manhattan distance to the nearest target, ties toward the
-    larger g (the key's low 32 bits hold `0xFFFFFFFF - g`). Stale heap entries are skipped on
-    pop (lazy deletion). The goal test is made when a node is popped. The first entry popped
-    for a cell has its least g (same h, smaller f), so g comes from the key, and the cell's
-    coordinates (for h) from one division per expansion.
+    `stacks` holds two stacks, one in each half: the current f level's (half
+    `state[CURRENT_HALF]`) and the next one's. A successor goes onto the current stack when its
+    step brings it closer to the target (same f), else onto the next one. A cell is closed when
+    first popped (the heuristic is consistent and the costs integers, so that pop has its
+    least g); later entries of it are skipped. The goal test is made when a cell is popped.
     """
-    closed = base + CLOSED
+    half = stacks.shape[0] // 2
+    here = state[CURRENT_HALF] * half
+    there = half - here
     size = state[FRONTIER_END]
+    waiting = state[NEXT_END]
     expanded = state[driver.EXPANDED]
     generated = state[driver.GENERATED]
     max_frontier = state[driver.MAX_FRONTIER]
-    capacity = heap.shape[0] // 2
-    first = targets[0]
-    several = targets.shape[0] > 1
-    first_x = target_x[0]
-    first_y = target_y[0]
+    closed = base + CLOSED
+    goal_x = target_x[0]
+    goal_y = target_y[0]
     offsets = (1, row, -1, -row)
-    step_x = (1, 0, -1, 0)
-    step_y = (0, 1, 0, -1)
     status = driver.EXHAUSTED
     done = 0
     while True:
         if size == 0:
-            status = driver.EXHAUSTED
-            break
-        if size + 4 > capacity:
+            if waiting == 0:
+                status = driver.EXHAUSTED
+                break
+            here, there = there, here
+            size, waiting = waiting, 0
+        if size + 4 > half or waiting + 4 > half:
             status = driver.GROW
             break
-        key = heap[0]
-        cell = heap[1]
         size -= 1
-        _heap_pop_fix(heap, size)
+        cell = np.int64(stacks[here + size])
         if stamp[cell] >= closed:
             continue
-        if cell == first or (several and is_target(cell, targets)):
+        if cell == target:
             state[driver.FOUND] = cell
             status = driver.SOLVED
             break
         if done >= max_expansions:
-            # Out of budget for this call: put the entry back, so a resumed call pops it again.
-            _heap_push(heap, size, key, cell)
-            size += 1
+            size += 1  # still on top: a resumed call pops it again
             status = driver.PAUSED
             break
         stamp[cell] += CLOSED
         expanded += 1
         done += 1
-        floor = entry_floor(clearance[cell])
-        step_g = (_LOW32 - (key & _LOW32)) + 1
-        cx = 0
-        cy = 0
+        cell_free = free[cell] != 0
+        floor = 0 if cell_free else entry_floor(clearance[cell])
+        g_next = g[cell] + 1
+        closer = (False, False, False, False)
         if use_heuristic:
             cy = cell // row
             cx = cell - cy * row
+            closer = (cx < goal_x, cy < goal_y, cx > goal_x, cy > goal_y)
         for k in range(4):
             nxt = cell + offsets[k]
-            if clearance[nxt] <= floor:
+            if not enterable(clearance, free, cell_free, floor, nxt):
                 continue
             generated += 1
             seen = stamp[nxt]
             if seen >= closed:
                 continue
-            if seen >= base and g[nxt] <= step_g:
+            if seen >= base and g[nxt] <= g_next:
                 continue
             stamp[nxt] = base + k
-            g[nxt] = step_g
-            f = step_g
-            if use_heuristic:
-                nx = cx + step_x[k]
-                ny = cy + step_y[k]
-                if several:
-                    f += _manhattan(nx, ny, target_x, target_y)
-                else:
-                    f += abs(nx - first_x) + abs(ny - first_y)
-            _heap_push(heap, size, (f << 32) | (_LOW32 - step_g), nxt)
-            size += 1
-        if size > max_frontier:
-            max_frontier = size
+            g[nxt] = g_next
+            if closer[k]:
+                stacks[here + size] = nxt
+                size += 1
+            else:
+                stacks[there + waiting] = nxt
+                waiting += 1
+        if size + waiting > max_frontier:
+            max_frontier = size + waiting
+    state[CURRENT_HALF] = 0 if here == 0 else 1
     state[FRONTIER_END] = size
+    state[NEXT_END] = waiting
     driver.save_counters(state, expanded, generated, max_frontier)
     return status
 
 
 class BestFirst(GridKernel):
-    """A* (informed) or Dijkstra: the start on the heap with its f, marked as reached."""
+    """A* (informed) or Dijkstra: the two-stack kernel where it applies, else the weighted one.
 
-    kernel = astar_kernel
+    Either way the start is seeded as reached with g = 0 and its f.
+    """
+
+    kernels = (two_stack_kernel, weighted_kernel)
 
     def __init__(self, query: GridQuery) -> None:
         super().__init__(query)
+        buffers = query.buffers
         start = query.start
-        heuristic = 0
+        buffers.stamp[start] = query.base
+        self.two_stack = query.unit and not query.eight and query.targets.shape[0] == 1
+        if self.two_stack:
+            buffers.g[start] = 0
+            buffers.frontier_cell[0] = start
+            self.state[NEXT_END] = 0
+            self.state[CURRENT_HALF] = 0
+            return
+        estimate = 0.0
         if query.informed:
             start_y, start_x = divmod(start, query.row)
-            heuristic = int(
-                (np.abs(query.target_x - start_x) + np.abs(query.target_y - start_y)).min()
+            estimate = distance_estimate(
+                start_x, start_y, query.target_x, query.target_y, query.eight,
+                query.estimate_scale,
             )
-        buffers = query.buffers
-        buffers.stamp[start] = query.base
-        buffers.frontier_heap[0] = (heuristic << 32) | 0xFFFFFFFF
-        buffers.frontier_heap[1] = start
+        buffers.weighted_g[start] = 0.0
+        buffers.g[start] = 0  # the start's insertion number
+        buffers.frontier_heap.view(np.float64)[0] = estimate
+        buffers.frontier_heap[1] = pack(0, start)
+        ring = ring_length(query.straight, query.diagonal, query.eight)
+        self.heads = np.full(ring, -1, dtype=np.int64)
+        self.counts = np.zeros(ring, dtype=np.int64)
+        state = self.state
+        state[PUSHES] = 0
+        state[BUCKET] = int(np.floor(estimate / BUCKET_WIDTH))
+        state[WAITING] = 0
+        state[POOL_FREE] = -1
+        state[POOL_END] = 0
 
     def step(self, allowed: int) -> int:
-        """One call of the A* kernel."""
+        """One call of the kernel this search runs on."""
         query = self.query
         buffers = query.buffers
-        return astar_kernel(
+        if self.two_stack:
+            return two_stack_kernel(
+                query.clearance,
+                query.free,
+                query.row,
+                query.targets[0],
+                query.target_x,
+                query.target_y,
+                query.informed,
+                buffers.stamp,
+                buffers.g,
+                query.base,
+                buffers.frontier_cell,
+                self.state,
+                allowed,
+            )
+        return weighted_kernel(
             query.clearance,
+            query.free,
+            query.costs,
+            query.straight,
+            query.diagonal,
             query.row,
             query.targets,
             query.target_x,
             query.target_y,
             query.informed,
+            query.eight,
+            query.estimate_scale,
             buffers.stamp,
+            buffers.weighted_g,
             buffers.g,
             query.base,
             buffers.frontier_heap,
+            buffers.frontier_pool,
+            self.heads,
+            self.counts,
             self.state,
             allowed,
+        )
+
+    def grow(self) -> None:
+        """Enlarge the heap and the pool, or both stacks in place."""
+        state = self.state
+        if not self.two_stack:
+            buffers = self.query.buffers
+            buffers.grow_frontier(("frontier_heap",), 0, int(state[FRONTIER_END]), False)
+            buffers.grow_frontier(("frontier_pool",), 0, int(state[POOL_END]), False)
+            return
+        self.query.buffers.grow_halves(
+            int(state[CURRENT_HALF]), int(state[FRONTIER_END]), int(state[NEXT_END])
         )

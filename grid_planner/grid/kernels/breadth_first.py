@@ -1,4 +1,8 @@
-"""The breadth-first kernel family: BFS with an array FIFO on unit 4-connected steps."""
+"""The breadth-first kernel family: BFS with an array FIFO, 4- or 8-connected.
+
+BFS counts steps, not their cost: with 8 neighbours it finds a path with the fewest steps,
+diagonal or straight, which is not the shortest in metres.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +10,25 @@ import numpy as np
 
 from grid_planner.jit import driver, njit
 
-from .layout import CLOSED, FRONTIER_END, QUEUE_HEAD, entry_floor, is_target
+from .layout import (
+    CLOSED,
+    FRONTIER_END,
+    QUEUE_HEAD,
+    diagonal_allowed,
+    enterable,
+    entry_floor,
+    is_target,
+    neighbour_offsets,
+)
 from .query import GridKernel, GridQuery
 
 
 @njit(cache=True, nogil=True)
-def bfs_kernel(clearance, row, targets, stamp, base, queue, state, max_expansions):
+def bfs_kernel(clearance, free, row, targets, eight, stamp, base, queue, state, max_expansions):
     """Breadth-first search with an array FIFO; the goal test is made when a node is generated.
 
-    Unit steps need no g, so a reached cell costs one stamp store and one queue store.
+    Unit steps need no g, so a reached cell costs one stamp store and one queue store; a step
+    out of a free cell reads one byte (`free`) to know whether it may enter the next cell.
     """
     head = state[QUEUE_HEAD]
     tail = state[FRONTIER_END]
@@ -23,26 +37,29 @@ def bfs_kernel(clearance, row, targets, stamp, base, queue, state, max_expansion
     capacity = queue.shape[0]
     first = targets[0]
     several = targets.shape[0] > 1
-    offsets = (1, row, -1, -row)
+    offsets = neighbour_offsets(row)
     stop = head + max_expansions
     status = driver.EXHAUSTED
-    while status == driver.EXHAUSTED:
-        if head == tail:
-            break
+    while head < tail:
         if head >= stop:
             status = driver.PAUSED
             break
-        if tail + 4 > capacity:
+        if tail + 8 > capacity:
             status = driver.GROW
             break
         cell = np.int64(queue[head])
         head += 1
         stamp[cell] += CLOSED
-        floor = entry_floor(clearance[cell])
+        cell_free = free[cell] != 0
+        floor = 0 if cell_free else entry_floor(clearance[cell])
+        straight_bits = 0
+        # Straight and diagonal neighbours in two loops written out: a fixed count of 4
+        # unrolls, and a shared helper returning (tail, found) made the BFS 5x slower.
         for k in range(4):
             nxt = cell + offsets[k]
-            if clearance[nxt] <= floor:
+            if not enterable(clearance, free, cell_free, floor, nxt):
                 continue
+            straight_bits |= 1 << k
             generated += 1
             if stamp[nxt] >= base:
                 continue
@@ -50,9 +67,26 @@ def bfs_kernel(clearance, row, targets, stamp, base, queue, state, max_expansion
             queue[tail] = nxt
             tail += 1
             if nxt == first or (several and is_target(nxt, targets)):
-                state[driver.FOUND] = nxt
                 status = driver.SOLVED
                 break
+        if eight and status != driver.SOLVED:
+            for k in range(4, 8):
+                nxt = cell + offsets[k]
+                if not (diagonal_allowed(k, straight_bits)
+                        and enterable(clearance, free, cell_free, floor, nxt)):
+                    continue
+                generated += 1
+                if stamp[nxt] >= base:
+                    continue
+                stamp[nxt] = base + k
+                queue[tail] = nxt
+                tail += 1
+                if nxt == first or (several and is_target(nxt, targets)):
+                    status = driver.SOLVED
+                    break
+        if status == driver.SOLVED:
+            state[driver.FOUND] = queue[tail - 1]
+            break
         if tail - head > max_frontier:
             max_frontier = tail - head
     expanded = state[driver.EXPANDED] + head - state[QUEUE_HEAD]
@@ -65,7 +99,8 @@ def bfs_kernel(clearance, row, targets, stamp, base, queue, state, max_expansion
 class BreadthFirst(GridKernel):
     """BFS: the start queued and marked as reached."""
 
-    kernel = bfs_kernel
+    kernels = (bfs_kernel,)
+    frontier_arrays = ("frontier_cell",)
 
     def __init__(self, query: GridQuery) -> None:
         super().__init__(query)
@@ -78,8 +113,10 @@ class BreadthFirst(GridKernel):
         buffers = query.buffers
         return bfs_kernel(
             query.clearance,
+            query.free,
             query.row,
             query.targets,
+            query.eight,
             buffers.stamp,
             query.base,
             buffers.frontier_cell,
@@ -91,6 +128,7 @@ class BreadthFirst(GridKernel):
         """Move the live queue to the front of larger arrays."""
         state = self.state
         head, tail = self.query.buffers.grow_frontier(
+            self.frontier_arrays,
             int(state[QUEUE_HEAD]), int(state[FRONTIER_END]), compact=True
         )
         state[QUEUE_HEAD], state[FRONTIER_END] = head, tail

@@ -8,23 +8,40 @@ import numpy as np
 
 from grid_planner.jit import njit
 
-from .layout import CLOSED, GENERATION_STEP, MAX_BASE, STATE_SIZE, from_padded
+from .layout import (
+    CLOSED,
+    DIRECTION_MASK,
+    GENERATION_STEP,
+    MAX_BASE,
+    STAMP_DTYPE,
+    STATE_SIZE,
+    from_padded,
+    neighbour_offsets,
+)
+
+# Values an entry of each frontier array takes: the weighted heap's entries are two int64, its
+# pool slots three (see `weighted`).
+ENTRY_WIDTHS = {"frontier_heap": 2, "frontier_pool": 3}
 
 
 class SearchBuffers:
     """Per-grid scratch arrays for the kernels, reused by every query on that grid.
 
-    `stamp` and `g` have one entry per cell of the padded clearance (`cell_count` of them,
-    allocated once; a query on a larger clearance reallocates them). The frontier arrays (the
-    A* heap's (key, cell) pairs, the BFS queue or DFS stack cells, the DFS directions) start
-    small and grow on demand, so a short query on a huge map stays cheap. `lock` serialises
-    queries (kernels release the GIL, so two threads could otherwise share the arrays).
-    `width` is the map width of the latest query, for `expanded_indices`.
+    `stamp` and `g` (integer path costs; the weighted search's latest insertion numbers) have
+    one entry per cell of the padded clearance (`cell_count` of them, allocated once; a query on
+    a larger clearance reallocates them); `weighted_g` (float path costs) is allocated on the
+    first weighted search. The frontier
+    arrays (the weighted frontier's heap and pool, the cells of the BFS queue, the DFS stack or
+    the two-stack A*'s halves, the DFS directions) start small and grow on demand, so a short query
+    on a huge map stays cheap. `lock` serialises queries (kernels release the GIL, so two
+    threads could otherwise share the arrays). `width` is the map width of the latest query,
+    for `expanded_indices`.
     """
 
     def __init__(self, cell_count: int, frontier_capacity: int = 1024) -> None:
         self._allocate(cell_count)
         self.frontier_heap = np.empty(2 * frontier_capacity, dtype=np.int64)
+        self.frontier_pool = np.empty(3 * frontier_capacity, dtype=np.int64)
         self.frontier_cell = np.empty(frontier_capacity, dtype=np.int32)
         self.frontier_step = np.empty(frontier_capacity, dtype=np.int32)
         self.state = np.zeros(STATE_SIZE, dtype=np.int64)
@@ -36,8 +53,16 @@ class SearchBuffers:
         self.cell_count = cell_count
         # Only `stamp` needs initialising (zeros: untouched); g is read only for cells whose
         # stamp says it was written in the current query (and BFS never touches it).
-        self.stamp = np.zeros(cell_count, dtype=np.int32)
+        self.stamp = np.zeros(cell_count, dtype=STAMP_DTYPE)
         self.g = np.empty(cell_count, dtype=np.int32)
+        self._weighted_g: np.ndarray | None = None
+
+    @property
+    def weighted_g(self) -> np.ndarray:
+        """Float path costs, one per padded cell, for the weighted searches."""
+        if self._weighted_g is None or self._weighted_g.shape[0] != self.cell_count:
+            self._weighted_g = np.empty(self.cell_count, dtype=np.float64)
+        return self._weighted_g
 
     def reserve(self, cell_count: int) -> None:
         """Make sure the per-cell arrays hold at least `cell_count` entries."""
@@ -52,24 +77,42 @@ class SearchBuffers:
             self.base = GENERATION_STEP
         return self.base
 
-    def grow_frontier(self, live_from: int, live_to: int, compact: bool) -> tuple[int, int]:
-        """Make room for more frontier entries; returns the new `(live_from, live_to)`.
+    def grow_frontier(
+        self, arrays: tuple[str, ...], live_from: int, live_to: int, compact: bool
+    ) -> tuple[int, int]:
+        """Make room for more entries in the frontier `arrays` (attribute names); returns the
+        new `(live_from, live_to)`.
 
-        With `compact` (the BFS queue) the live slice moves to the front; otherwise the arrays
-        are only enlarged.
+        Each array at least doubles, so a search makes O(log) of these calls; with `compact`
+        (the BFS queue) the live slice also moves to the front. Only the searching family's
+        arrays grow.
         """
         live = live_to - live_from
-        capacity = self.frontier_cell.shape[0]
-        new_capacity = max(capacity, 2 * (live + 8)) if compact else 2 * capacity
-        heap = np.empty(2 * new_capacity, dtype=np.int64)
-        cell = np.empty(new_capacity, dtype=np.int32)
-        step = np.empty(new_capacity, dtype=np.int32)
         first, end = (live_from, live_to) if compact else (0, live_to)
-        heap[: 2 * (end - first)] = self.frontier_heap[2 * first : 2 * end]
-        cell[: end - first] = self.frontier_cell[first:end]
-        step[: end - first] = self.frontier_step[first:end]
-        self.frontier_heap, self.frontier_cell, self.frontier_step = heap, cell, step
+        for name in arrays:
+            old = getattr(self, name)
+            width = ENTRY_WIDTHS.get(name, 1)
+            capacity = old.shape[0] // width
+            new_capacity = max(2 * capacity, 2 * (live + 8))
+            new = np.empty(width * new_capacity, dtype=old.dtype)
+            new[: width * (end - first)] = old[width * first : width * end]
+            setattr(self, name, new)
         return (0, live) if compact else (live_from, live_to)
+
+    def grow_halves(self, current: int, current_size: int, next_size: int) -> None:
+        """Double the cell array split in two stacks (the two-stack A*), keeping both.
+
+        Half `current` (0 or 1) holds `current_size` live cells, the other half `next_size`;
+        each stays in the same half of the larger array.
+        """
+        half = self.frontier_cell.shape[0] // 2
+        cell = np.empty(4 * half, dtype=np.int32)
+        sizes = (current_size, next_size) if current == 0 else (next_size, current_size)
+        for which, size in enumerate(sizes):
+            cell[which * 2 * half : which * 2 * half + size] = self.frontier_cell[
+                which * half : which * half + size
+            ]
+        self.frontier_cell = cell
 
     def expanded_indices(self) -> np.ndarray:
         """Map indices of the cells the latest query expanded (O(map area); for display)."""
@@ -84,16 +127,16 @@ def trace_path(stamp, width, start, goal):
     smaller depth, so the walk ends at the start).
     """
     row = width + 2
-    offsets = (1, row, -1, -row)
+    offsets = neighbour_offsets(row)
     count = 1
     cell = goal
     while cell != start:
-        cell -= offsets[stamp[cell] & 3]
+        cell -= offsets[stamp[cell] & DIRECTION_MASK]
         count += 1
     path = np.empty(count, dtype=np.int64)
     cell = goal
     for i in range(count - 1, 0, -1):
         path[i] = cell - 2 * (cell // row) - width - 1
-        cell -= offsets[stamp[cell] & 3]
+        cell -= offsets[stamp[cell] & DIRECTION_MASK]
     path[0] = start - 2 * (start // row) - width - 1
     return path

@@ -1,4 +1,7 @@
-"""The depth-first kernel family: DFS with an explicit stack, optionally depth-limited."""
+"""The depth-first kernel family: DFS with an explicit stack, optionally depth-limited.
+
+4- or 8-connected; with 8, depth and the depth limit count steps, diagonal or straight.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +10,27 @@ import numpy as np
 from grid_planner.jit import driver, njit
 from grid_planner.search.result import LimitKind
 
-from .layout import CLOSED, DEPTH_PRUNED, FRONTIER_END, entry_floor, is_target
+from .layout import (
+    CLOSED,
+    DEPTH_PRUNED,
+    FRONTIER_END,
+    diagonal_allowed,
+    enterable,
+    entry_floor,
+    is_target,
+    neighbour_offsets,
+)
 from .query import GridKernel, GridQuery
 
 
 @njit(cache=True, nogil=True)
 def dfs_kernel(
     clearance,
+    free,
     row,
     targets,
     depth_limit,
+    eight,
     stamp,
     g,
     base,
@@ -39,11 +53,12 @@ def dfs_kernel(
     generated = state[driver.GENERATED]
     max_frontier = state[driver.MAX_FRONTIER]
     pruned = state[DEPTH_PRUNED]
-    capacity = stack_cell.shape[0]
+    capacity = min(stack_cell.shape[0], stack_step.shape[0])  # other families grow one
     first = targets[0]
     several = targets.shape[0] > 1
     limited = depth_limit >= 0
-    offsets = (1, row, -1, -row)
+    offsets = neighbour_offsets(row)
+    neighbours = 8 if eight else 4
     status = driver.EXHAUSTED
     done = 0
     depth = 0
@@ -54,7 +69,7 @@ def dfs_kernel(
         if done >= max_expansions:
             status = driver.PAUSED
             break
-        if size + 4 > capacity:
+        if size + neighbours > capacity:
             status = driver.GROW
             break
         size -= 1
@@ -81,11 +96,20 @@ def dfs_kernel(
         stamp[cell] = reached + CLOSED
         expanded += 1
         done += 1
-        floor = entry_floor(clearance[cell])
+        cell_free = free[cell] != 0
+        floor = 0 if cell_free else entry_floor(clearance[cell])
+        straight_bits = 0
+        for k in range(4):
+            if enterable(clearance, free, cell_free, floor, cell + offsets[k]):
+                straight_bits |= 1 << k
         # Pushed in reverse order so that east is popped (explored) first.
-        for k in range(3, -1, -1):
+        for k in range(neighbours - 1, -1, -1):
             nxt = cell + offsets[k]
-            if clearance[nxt] <= floor:
+            if k < 4:
+                if not straight_bits & (1 << k):
+                    continue
+            elif not (diagonal_allowed(k, straight_bits)
+                      and enterable(clearance, free, cell_free, floor, nxt)):
                 continue
             generated += 1
             if stamp[nxt] >= base and (not limited or depth + 1 >= g[nxt]):
@@ -104,7 +128,8 @@ def dfs_kernel(
 class DepthFirst(GridKernel):
     """DFS: the start on the stack, marked only when popped (as every cell is)."""
 
-    kernel = dfs_kernel
+    kernels = (dfs_kernel,)
+    frontier_arrays = ("frontier_cell", "frontier_step")
 
     def __init__(self, query: GridQuery) -> None:
         super().__init__(query)
@@ -117,9 +142,11 @@ class DepthFirst(GridKernel):
         buffers = query.buffers
         return dfs_kernel(
             query.clearance,
+            query.free,
             query.row,
             query.targets,
             query.depth_limit,
+            query.eight,
             buffers.stamp,
             buffers.g,
             query.base,

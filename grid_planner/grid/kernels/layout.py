@@ -5,21 +5,30 @@ neighbour `v` is allowed when `clearance[v] == FREE_CLEARANCE or clearance[v] > 
 Neighbours are visited in the fixed order east (+x), north (+y), west (-x), south (-y).
 
 The kernels run on `pad_clearance`'s copy of it: the map framed by a one-cell LETHAL border,
-`row = width + 2` entries a row. Every map cell then has its four neighbours at the offsets
-`(+1, +row, -1, -row)`, and the move rule itself refuses the border, so an expansion needs no
-bounds check and no `cell % width` or `cell // width`. The search driver converts at its
-boundary (start and targets in, path out) with `to_padded` and `from_padded`.
+`row = width + 2` entries a row. Every map cell then has its neighbours at the offsets of
+`neighbour_offsets` (east, north, west, south, then the diagonals north-east, north-west,
+south-west, south-east), and the move rule itself refuses the border, so an expansion needs no
+bounds check and no `cell % width` or `cell // width`. A diagonal also needs the steps onto
+both orthogonal neighbours it passes between (`diagonal_allowed`): no corner is cut. The search
+driver converts at its boundary (start and targets in, path out) with `to_padded` and
+`from_padded`.
 
-Stamps: `stamp` and `g` (in `buffers.SearchBuffers`) hold one entry per padded cell and are
-allocated once per map. A query never clears them; it takes a fresh *generation* `base` (a
+Two bytes a cell and one array for what the hot loops read: `free_cells` marks the free cells of
+the padded clearance (uint8), so a step out of a free cell (nearly every step) tests one byte,
+and only a cell inside the inflated band reads the int32 clearance.
+
+Stamps: `stamp` (uint16) and `g` (in `buffers.SearchBuffers`) hold one entry per padded cell and
+are allocated once per map. A query never clears them; it takes a fresh *generation* `base` (a
 multiple of GENERATION_STEP) instead. `stamp[c] < base` means "not seen in this query";
-otherwise `stamp[c] - base` is the direction (0-3, an index into the offsets) of the step that
+otherwise `stamp[c] - base` is the direction (0-7, an index into the offsets) of the step that
 reached `c`, plus CLOSED once `c` is expanded. So a query costs O(cells it touches), not O(map
 area), and one store per reached cell records both that it was seen and its parent
 (`c - offsets[direction]`): no parent array.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -29,17 +38,27 @@ from grid_planner.jit.driver import FIRST_FAMILY_SLOT
 FREE_CLEARANCE = np.int32(np.iinfo(np.int32).max)
 LETHAL_CLEARANCE = np.int32(-1)
 
-# Stamps: a generation takes 8 values, base + direction (0-3) + CLOSED once expanded.
-CLOSED = 4
-GENERATION_STEP = 8
-# The last generation: a multiple of the step whose stamps (up to base + 7) still fit int32.
-MAX_BASE = np.iinfo(np.int32).max + 1 - GENERATION_STEP
+# Stamps: a generation takes 16 values, base + direction (0-7) + CLOSED once expanded.
+CLOSED = 8
+DIRECTION_MASK = 7
+GENERATION_STEP = 16
+STAMP_DTYPE = np.uint16
+# The last generation: a multiple of the step whose stamps (up to base + 15) still fit; after
+# it (every 4,095 queries) the stamps are cleared once, O(map area).
+MAX_BASE = np.iinfo(STAMP_DTYPE).max + 1 - GENERATION_STEP
 
 # The grid kernels' own slots of the driver's state array.
 FRONTIER_END = FIRST_FAMILY_SLOT  # heap size, stack size, or queue tail
 QUEUE_HEAD = FIRST_FAMILY_SLOT + 1
 DEPTH_PRUNED = FIRST_FAMILY_SLOT + 2
-STATE_SIZE = FIRST_FAMILY_SLOT + 3
+NEXT_END = FIRST_FAMILY_SLOT + 3  # the two-stack A*'s next-level stack size
+CURRENT_HALF = FIRST_FAMILY_SLOT + 4  # which half of its array holds the current level
+PUSHES = FIRST_FAMILY_SLOT + 5  # the weighted frontier's insertion counter (its tie rule)
+BUCKET = FIRST_FAMILY_SLOT + 6  # the weighted frontier's current bucket
+WAITING = FIRST_FAMILY_SLOT + 7  # entries waiting in its ring of buckets
+POOL_FREE = FIRST_FAMILY_SLOT + 8  # its first free pool slot (-1: none)
+POOL_END = FIRST_FAMILY_SLOT + 9  # pool slots used so far
+STATE_SIZE = FIRST_FAMILY_SLOT + 10
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -49,6 +68,57 @@ def is_target(cell, targets):
         if targets[k] == cell:
             return True
     return False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def neighbour_offsets(row):
+    """The index offsets of the eight neighbours in a padded array of `row` entries a row."""
+    return (1, row, -1, -row, row + 1, row - 1, -row - 1, 1 - row)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def diagonal_allowed(direction, orthogonal_bits):
+    """Whether diagonal `direction` (4-7) may be taken, given the bit set of allowed straight
+    steps (bit k: direction k): both straight steps it passes between must be allowed."""
+    if direction == 4:
+        sides = 0b0011  # east, north
+    elif direction == 5:
+        sides = 0b0110  # west, north
+    elif direction == 6:
+        sides = 0b1100  # west, south
+    else:
+        sides = 0b1001  # east, south
+    return orthogonal_bits & sides == sides
+
+
+# Octile distance = (dx + dy) + (sqrt 2 - 2) min(dx, dy): the cost of the shortest 8-connected
+# route on an empty grid, in one expression that the kernels and the reference both evaluate.
+OCTILE_DIAGONAL_EXTRA = math.sqrt(2.0) - 2.0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def distance_estimate(x, y, target_x, target_y, eight, scale):
+    """The heuristic of cell (x, y): the least Manhattan (octile when `eight`) distance to a
+    target, times `scale`: the least cost factor of any cell a step may enter (1 without a cost
+    field). Admissible and consistent: no step costs less than its length times that factor.
+    """
+    best = np.inf
+    for k in range(target_x.shape[0]):
+        dx = abs(x - target_x[k])
+        dy = abs(y - target_y[k])
+        estimate = (dx + dy) + OCTILE_DIAGONAL_EXTRA * min(dx, dy) if eight else float(dx + dy)
+        if estimate < best:
+            best = estimate
+    return best * scale
+
+
+@njit(cache=True, nogil=True, inline="always")
+def enterable(clearance, free, cell_free, floor, nxt):
+    """Whether the move rule lets a step enter `nxt`: from a free cell (`cell_free`) only a
+    free cell, one byte; from a band cell the clearance rule, against `entry_floor`."""
+    if cell_free:
+        return free[nxt] != 0
+    return clearance[nxt] > floor
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -73,6 +143,13 @@ def pad_clearance(clearance: np.ndarray, width: int, height: int) -> np.ndarray:
     padded = padded.reshape(-1)
     padded.setflags(write=False)
     return padded
+
+
+def free_cells(padded: np.ndarray) -> np.ndarray:
+    """The free cells (uint8: 1 free) of a padded clearance, read-only."""
+    free = (np.asarray(padded) == FREE_CLEARANCE).astype(np.uint8)
+    free.setflags(write=False)
+    return free
 
 
 def to_padded(index, width: int):

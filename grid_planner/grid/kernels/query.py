@@ -1,4 +1,4 @@
-"""One query as a kernel family sees it: the padded arrays, the start, the targets."""
+"""One query as a kernel family sees it: the padded arrays, the start, the targets, the costs."""
 
 from __future__ import annotations
 
@@ -16,12 +16,17 @@ from .layout import FRONTIER_END
 class GridQuery:
     """A search from padded cell `start` to the nearest of padded cells `targets`.
 
-    `clearance` is the padded clearance (`row` entries a row), `base` the query's stamp
+    `clearance` is the padded clearance (`row` entries a row) and `free` its free cells
+    (`layout.free_cells`), `base` the query's stamp
     generation in `buffers`, `target_x`/`target_y` the targets' padded coordinates (for a
-    heuristic). `informed`: use the Manhattan heuristic. `depth_limit`: -1 for none.
+    heuristic). `informed`: use the heuristic (Manhattan, octile when `eight`). `depth_limit`:
+    -1 for none. `eight`: 8-connected. `costs` (padded raw costs, uint8) index the step cost
+    tables `straight` and `diagonal`; `unit` says every straight step costs exactly 1;
+    `estimate_scale` multiplies the heuristic (the least factor a step may cost).
     """
 
     clearance: np.ndarray
+    free: np.ndarray
     row: int
     buffers: SearchBuffers
     base: int
@@ -31,10 +36,23 @@ class GridQuery:
     target_y: np.ndarray
     informed: bool
     depth_limit: int
+    eight: bool
+    costs: np.ndarray
+    straight: np.ndarray
+    diagonal: np.ndarray
+    unit: bool
+    estimate_scale: float
 
 
 class GridKernel(Kernel):
-    """A grid kernel family's search in progress: seeded from `query` when made."""
+    """A grid kernel family's search in progress: seeded from `query` when made.
+
+    `kernels` lists the family's compiled functions (what the warm-up must have compiled),
+    `frontier_arrays` the `SearchBuffers` arrays its frontier lives in (what `grow` enlarges).
+    """
+
+    kernels: tuple = ()
+    frontier_arrays: tuple[str, ...] = ()
 
     def __init__(self, query: GridQuery) -> None:
         self.query = query
@@ -42,4 +60,6 @@ class GridKernel(Kernel):
 
     def grow(self) -> None:
         """Enlarge the heap or stack (the live entries stay where they are)."""
-        self.query.buffers.grow_frontier(0, int(self.state[FRONTIER_END]), compact=False)
+        self.query.buffers.grow_frontier(
+            self.frontier_arrays, 0, int(self.state[FRONTIER_END]), compact=False
+        )

@@ -26,8 +26,15 @@ from .best_first import BestFirst
 from .breadth_first import BreadthFirst
 from .buffers import SearchBuffers, trace_path
 from .depth_first import DepthFirst
-from .layout import FRONTIER_END, from_padded, pad_clearance, to_padded
+from .layout import FRONTIER_END, free_cells, from_padded, pad_clearance, to_padded
 from .query import GridKernel, GridQuery
+
+# Steps of a grid without a cost field: 1 straight, sqrt 2 diagonal (`grid.costs`).
+UNIFORM_STEPS = (np.ones(1), np.full(1, np.sqrt(2.0)))
+_NO_COSTS = np.zeros(1, dtype=np.uint8)
+# Read-only like the grid's own arrays: numba compiles one version per writability.
+for _array in (*UNIFORM_STEPS, _NO_COSTS):
+    _array.setflags(write=False)
 
 # Expansions per kernel call between two budget checks (about a millisecond).
 CHUNK_EXPANSIONS = 1 << 15
@@ -63,6 +70,12 @@ def run_search(
     budget: Budget | None = None,
     depth_limit: int | None = None,
     chunk: int = CHUNK_EXPANSIONS,
+    *,
+    connectivity: int = 4,
+    free: np.ndarray | None = None,
+    costs: np.ndarray | None = None,
+    step_costs: tuple[np.ndarray, np.ndarray] = UNIFORM_STEPS,
+    estimate_scale: float = 1.0,
 ) -> KernelOutcome:
     """Run one compiled search from map cell `start` to the nearest of map cells `targets`.
 
@@ -71,6 +84,12 @@ def run_search(
     is padded here, at O(map area) per call. The caller holds `buffers.lock` and checks that
     `start` is not lethal. The budget (node count, cancel event, deadline) is checked before
     every chunk of `chunk` expansions. `depth_limit` applies to depth-first search.
+    `free` is `layout.free_cells` of the padded clearance (made here, O(map area), when None;
+    the planner passes the grid's). `connectivity` is 4 or 8; `costs` (the padded raw costs, or
+    None without a cost field)
+    index the `(straight, diagonal)` step cost tables, which the breadth- and depth-first
+    searches ignore; `estimate_scale` (at most the least factor a step may cost) scales the
+    heuristic.
     """
     info = lookup(algorithm)
     family = None if info is None else info.kernel(GRID)
@@ -80,6 +99,9 @@ def run_search(
     padded_count = (width + 2) * (height + 2)
     if clearance.shape[0] != padded_count:
         clearance = pad_clearance(clearance, width, height)
+        free = None
+    if free is None:
+        free = free_cells(clearance)
     row = width + 2
     buffers.reserve(padded_count)
     buffers.width = width
@@ -93,9 +115,12 @@ def run_search(
     target_x = targets - target_y * row
     state = driver.reset_state(buffers.state)
     state[FRONTIER_END] = 1
+    straight, diagonal = step_costs
     query = GridQuery(
-        clearance, row, buffers, base, start, targets, target_x, target_y, info.informed,
-        -1 if depth_limit is None else int(depth_limit),
+        clearance, free, row, buffers, base, start, targets, target_x, target_y, info.informed,
+        -1 if depth_limit is None else int(depth_limit), connectivity == 8,
+        _NO_COSTS if costs is None else costs, straight, diagonal,
+        bool(np.all(straight == 1.0)), float(estimate_scale),
     )
     ended = driver.run(FAMILIES[family](query), budget, chunk)
     path = None

@@ -1,0 +1,134 @@
+"""Verdicts and report sections of the grid's speed and path-quality targets.
+
+Speed: the project's searches against the C references compiled in the same run (`search ms`:
+each one's own search time) and against pyastar2d on the same cost field (whole calls, warm).
+Path quality: `path_quality.py`'s rows and goals.
+"""
+
+from __future__ import annotations
+
+C_RATIO = 1.5
+METHOD_NOTES = (
+    "- The C references (`c_*` rows, `bench/c/grid_search.c`, compiled with `gcc -O2` when "
+    "the bench runs) report their own search time as `search ms`, of a second search in the "
+    "process (the first pays the page faults of fresh arrays); their warm and first times are "
+    "whole process runs (start-up and reading the map included). Speed targets against C "
+    "compare `search ms`: the project's kernel time against the C search alone, on the same "
+    "map in the same run. `c_astar_two_stack` keeps the project's tie rule, so it expands "
+    "exactly the same cells.",
+    "- `project_astar8_costs` and `pyastar2d_8_costs` plan 8-connected on the same weights "
+    "(1 + c / 252 for Nav2-style inflation costs c: inflation radius 0.55 m, scaling 3.0, "
+    "0.05 m cells) but not the same problem: for pyastar2d a diagonal step costs the cell's "
+    "weight (not sqrt 2 times it), a diagonal may cut a blocked corner and the heuristic is "
+    "the Chebyshev distance; so their lengths differ and are not compared. Their targets "
+    "compare whole warm calls.",
+)
+SPEED_MAPS = (("random2048", "random 2048^2"), ("maze1024", "maze 1024^2"),
+              ("warehouse4096", "warehouse 4096^2"))
+
+
+def _row(rows: list[dict], scenario: str, planner: str) -> dict | None:
+    for row in rows:
+        if row["scenario"] == scenario and row["planner"] == planner and row.get("warm_s"):
+            return row
+    return None
+
+
+def _verdict(name: str, target: str, passed: bool | None, measured: str) -> dict:
+    status = "N/A" if passed is None else ("PASS" if passed else "FAIL")
+    return {"name": name, "target": target, "status": status, "measured": measured}
+
+
+def _against_c(rows: list[dict], scenario: str, label: str, ours: str, theirs: str,
+               what: str) -> dict:
+    name = f"grid {what} vs C, {label}"
+    target = f"search time <= {C_RATIO}x the C {theirs.removeprefix('c_')} (same map, same run)"
+    mine, reference = _row(rows, scenario, ours), _row(rows, scenario, theirs)
+    if not (mine and reference and mine.get("search_s") and reference.get("search_s")):
+        why = (reference or {}).get("note") or "not measured in this run"
+        return _verdict(name, target, None, why)
+    ratio = mine["search_s"] / reference["search_s"]
+    measured = (f"{ratio:.2f}x ({mine['search_s'] * 1e3:.2f} vs "
+                f"{reference['search_s'] * 1e3:.2f} ms; expanded {mine['expanded']:,} vs "
+                f"{reference['expanded']:,})")
+    return _verdict(name, target, ratio <= C_RATIO, measured)
+
+
+def _astar_vs_bfs(rows: list[dict]) -> dict:
+    name = "grid A* vs our BFS, warehouse 4096^2"
+    target = "A* no slower than BFS (search time)"
+    astar, bfs = _row(rows, "warehouse4096", "project_astar"), _row(rows, "warehouse4096",
+                                                                    "project_bfs")
+    if not (astar and bfs):
+        return _verdict(name, target, None, "not measured in this run")
+    measured = (f"{astar['search_s'] * 1e3:.1f} vs {bfs['search_s'] * 1e3:.1f} ms "
+                f"({astar['expanded']:,} vs {bfs['expanded']:,} expanded)")
+    return _verdict(name, target, astar["search_s"] <= bfs["search_s"], measured)
+
+
+def _against_pyastar2d(rows: list[dict], scenario: str, label: str) -> dict:
+    name = f"weighted 8-connected A*, inflation costs, {label}"
+    target = "ahead of pyastar2d on the same weights (warm call)"
+    mine = _row(rows, scenario, "project_astar8_costs")
+    theirs = _row(rows, scenario, "pyastar2d_8_costs")
+    if not (mine and theirs):
+        why = next((r["note"] for r in rows if r["scenario"] == scenario
+                    and r["planner"] == "pyastar2d_8_costs" and "note" in r),
+                   "not measured in this run")
+        return _verdict(name, target, None, why)
+    speedup = theirs["warm_s"] / mine["warm_s"]
+    measured = (f"{speedup:.2f}x ({mine['warm_s'] * 1e3:,.1f} vs "
+                f"{theirs['warm_s'] * 1e3:,.1f} ms)")
+    return _verdict(name, target, speedup > 1.0, measured)
+
+
+def _quality_rows(quality: dict) -> list[dict]:
+    if "maps" not in quality:
+        return [_verdict("path quality", "see the path quality section", None,
+                         quality.get("error") or quality.get("note", "not measured"))]
+    return [
+        _verdict(f"path quality, {m['name']}, {v['setting']}", v["goal"], v["holds"],
+                 v["measured"])
+        for m in quality["maps"] for v in m["verdicts"]
+    ]
+
+
+def targets(grid_rows: list[dict], quality: dict) -> list[dict]:
+    """The issue's grid speed and path-quality targets with their verdicts."""
+    found = []
+    for scenario, label in SPEED_MAPS[:2]:
+        found.append(_against_c(grid_rows, scenario, label, "project_astar",
+                                "c_astar_two_stack", "A*"))
+    found.append(_astar_vs_bfs(grid_rows))
+    for scenario, label in SPEED_MAPS:
+        found.append(_against_c(grid_rows, scenario, label, "project_bfs", "c_bfs", "BFS"))
+    found += [_against_pyastar2d(grid_rows, scenario, label) for scenario, label in SPEED_MAPS]
+    return found + _quality_rows(quality)
+
+
+def quality_section(quality: dict) -> list[str]:
+    """The path-quality section of the report."""
+    out = ["## Path quality", ""]
+    if "maps" not in quality:
+        return [*out, f"Not measured: {quality.get('error') or quality.get('note')}.", ""]
+    profile = quality["profile"]
+    out += [f"`bench/path_quality.py`: robot radius {profile['robot_radius']} m, "
+            f"`cost_model: inflation` (inflation radius {profile['inflation_radius']} m, cost "
+            f"scaling {profile['cost_scaling_factor']}, cost_travel_multiplier 1.0), A*. "
+            "Clearance is measured from obstacle cell centres at points a quarter cell apart "
+            "along the path; plan ms is a warm plan (search and smoothing), the first plan on "
+            "a map also prepares its clearance masks once.", ""]
+    header = ["setting", "length m", "min clearance m", "mean clearance m",
+              "heading change deg", "poses", "plan ms"]
+    for entry in quality["maps"]:
+        out += [f"### {entry['title']}", "",
+                f"Start cell {tuple(entry['start'])}, goal cell {tuple(entry['goal'])}.", ""]
+        out.append("| " + " | ".join(header) + " |")
+        out.append("|" + "---|" * len(header))
+        for row in entry["rows"]:
+            cells = [row["setting"], f"{row['length_m']:.2f}", f"{row['min_clearance_m']:.3f}",
+                     f"{row['mean_clearance_m']:.3f}", f"{row['heading_change_deg']:.0f}",
+                     f"{row['poses']:,}", f"{row['plan_s'] * 1e3:,.1f}"]
+            out.append("| " + " | ".join(cells) + " |")
+        out.append("")
+    return out

@@ -1,0 +1,295 @@
+"""The weighted best-first kernel: A* and Dijkstra on real step costs, 4- or 8-connected.
+
+A step onto cell v costs `straight[costs[v]]` or, for a diagonal, `diagonal[costs[v]]` (the
+cost model's tables, see `grid.costs`); a grid without a cost field passes a one-entry `costs`
+and every step costs `straight[0]` or `diagonal[0]`.
+
+The frontier orders entries by f, then by the later insertion: ties in f go to the entry pushed
+last (LIFO), the tie rule of every best-first search here. An entry is two int64 (16 bytes):
+f's bits (a non-negative float64 orders like its bit pattern read as an int64, so all
+comparisons are integer ones) and the pair (ORDER_LIMIT - insertion number, cell) packed in
+one word. Only the entries of the current *bucket* (f below (bucket + 1) * BUCKET_WIDTH) sit in
+a binary heap; later ones wait unsorted in a ring of buckets (linked lists in a pool), one per
+BUCKET_WIDTH of f, and fill the heap when it runs empty. A step raises f by at most twice the
+dearest step, so a ring a little longer than that many widths never wraps onto a waiting
+bucket. Every heap entry comes before every waiting one, so the heap's top is the least entry
+of all: the same order as one big heap, with a heap a few dozen entries deep instead of
+thousands (the binary heap's pops were most of the time per expansion).
+
+Each cell remembers the insertion number of its latest entry (in `latest`); an entry that is not
+its cell's latest is stale (a cheaper one was pushed since) and is skipped when popped. A cell
+reached more cheaply after its expansion is opened again, exactly as the reference A* does, so
+the two stay equal step for step even where floating-point sums bend the heuristic's
+consistency by an ulp.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from grid_planner.jit import driver, njit
+
+from .layout import (
+    BUCKET,
+    CLOSED,
+    FRONTIER_END,
+    POOL_END,
+    POOL_FREE,
+    PUSHES,
+    WAITING,
+    diagonal_allowed,
+    distance_estimate,
+    enterable,
+    entry_floor,
+    is_target,
+    neighbour_offsets,
+)
+
+# Direction steps in x and y, in the order of `neighbour_offsets`.
+STEP_X = (1, 0, -1, 0, 1, -1, -1, 1)
+STEP_Y = (0, 1, 0, -1, 1, 1, -1, -1)
+# Insertion numbers stay below this (they fit the int32 `latest`); cells below 2^32.
+ORDER_LIMIT = (1 << 31) - 1
+_CELL_BITS = 32
+_CELL_MASK = (1 << 32) - 1
+# The f span of a bucket (a power of two, so bucket numbers are exact); pool slots are
+# (key, word, next slot) triples.
+BUCKET_WIDTH = 0.125
+POOL_ENTRY = 3
+
+
+def ring_length(straight: np.ndarray, diagonal: np.ndarray, eight: bool) -> int:
+    """Buckets in the ring: more than the widths a step may raise f by (twice the dearest
+    step: its cost, plus as much again for the heuristic, which grows by at most the step's
+    length times the least factor)."""
+    dearest = float(np.max(diagonal if eight else straight))
+    return int(np.floor(2.0 * dearest / BUCKET_WIDTH)) + 3
+
+
+@njit(cache=True, nogil=True, inline="always")
+def pack(order, cell):
+    """The heap's second word: smaller for a later insertion, then for a smaller cell."""
+    return ((ORDER_LIMIT - order) << _CELL_BITS) | cell
+
+
+@njit(cache=True, nogil=True, inline="always")
+def unpack(word):
+    """(insertion number, cell) of a packed word."""
+    return ORDER_LIMIT - (word >> _CELL_BITS), word & _CELL_MASK
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _earlier(heap, i, key, word):
+    """Whether heap entry `i` comes before the entry (key, word)."""
+    a = heap[2 * i]
+    return a < key or (a == key and heap[2 * i + 1] < word)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _rise(heap, i, key, word):
+    """Put the entry (key, word) at the hole `i`, moving it up past later parents."""
+    while i > 0:
+        up = (i - 1) >> 1
+        if _earlier(heap, up, key, word):
+            break
+        heap[2 * i] = heap[2 * up]
+        heap[2 * i + 1] = heap[2 * up + 1]
+        i = up
+    heap[2 * i] = key
+    heap[2 * i + 1] = word
+
+
+@njit(cache=True, nogil=True, inline="always")
+def heap_push(heap, size, key, word):
+    """Insert an entry into the heap of `size` entries."""
+    _rise(heap, size, key, word)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def heap_fix(heap, size):
+    """Restore the heap after its root was taken; `size` is the new size.
+
+    Bottom-up: the hole left by the root sinks to a leaf along the earlier children (one
+    comparison a level, made without a branch), then the last entry rises from there; it came
+    from the bottom, so it rarely rises far. Fewer comparisons and mispredicted branches than
+    sinking the last entry from the top.
+    """
+    if size == 0:
+        return
+    key = heap[2 * size]
+    word = heap[2 * size + 1]
+    i = 0
+    while True:
+        child = 2 * i + 1
+        if child + 1 < size:
+            right_key = heap[2 * child + 2]
+            left_key = heap[2 * child]
+            child += (right_key < left_key) | (
+                (right_key == left_key) & (heap[2 * child + 3] < heap[2 * child + 1])
+            )
+        elif child >= size:
+            break
+        heap[2 * i] = heap[2 * child]
+        heap[2 * i + 1] = heap[2 * child + 1]
+        i = child
+    _rise(heap, i, key, word)
+
+
+@njit(cache=True, nogil=True)
+def weighted_kernel(
+    clearance,
+    free,
+    costs,
+    straight,
+    diagonal,
+    row,
+    targets,
+    target_x,
+    target_y,
+    use_heuristic,
+    eight,
+    scale,
+    stamp,
+    g,
+    latest,
+    base,
+    heap,
+    pool,
+    heads,
+    counts,
+    state,
+    max_expansions,
+):
+    """A* (Dijkstra when `use_heuristic` is False) with real step costs; see the module doc.
+
+    `g` holds the best path cost found to each cell, `latest` its latest insertion number;
+    `heap` the current bucket's entries, `pool` the waiting ones, linked from `heads` (one list
+    per ring bucket, -1 empty) with `counts` entries each. The goal test is made when an entry
+    is popped. The heuristic is Manhattan, octile when `eight`,
+    times `scale` (`distance_estimate`).
+    """
+    size = state[FRONTIER_END]
+    pushes = state[PUSHES]
+    bucket = state[BUCKET]
+    waiting = state[WAITING]
+    free_slot = state[POOL_FREE]
+    pool_end = state[POOL_END]
+    ring = heads.shape[0]
+    pool_capacity = pool.shape[0] // POOL_ENTRY
+    per_width = 1.0 / BUCKET_WIDTH
+    expanded = state[driver.EXPANDED]
+    generated = state[driver.GENERATED]
+    max_frontier = state[driver.MAX_FRONTIER]
+    capacity = heap.shape[0] // 2
+    keys = heap.view(np.float64)  # f written as a float, compared as its bits
+    first = targets[0]
+    several = targets.shape[0] > 1
+    offsets = neighbour_offsets(row)
+    neighbours = 8 if eight else 4
+    has_costs = costs.shape[0] > 1
+    status = driver.EXHAUSTED
+    done = 0
+    while True:
+        if size == 0:
+            if waiting == 0:
+                status = driver.EXHAUSTED
+                break
+            while heads[bucket % ring] < 0:
+                bucket += 1
+            slot = bucket % ring
+            if counts[slot] > capacity:
+                status = driver.GROW
+                break
+            entry = heads[slot]
+            while entry >= 0:
+                heap_push(heap, size, pool[POOL_ENTRY * entry], pool[POOL_ENTRY * entry + 1])
+                size += 1
+                following = pool[POOL_ENTRY * entry + 2]
+                pool[POOL_ENTRY * entry + 2] = free_slot
+                free_slot = entry
+                entry = following
+            waiting -= counts[slot]
+            heads[slot] = -1
+            counts[slot] = 0
+        if size + neighbours > capacity or pool_end + neighbours > pool_capacity:
+            status = driver.GROW
+            break
+        key = heap[0]
+        word = heap[1]
+        size -= 1
+        heap_fix(heap, size)
+        order, cell = unpack(word)
+        if latest[cell] != order:
+            continue  # stale: a cheaper entry for this cell was pushed after this one
+        g_cell = g[cell]
+        if cell == first or (several and is_target(cell, targets)):
+            state[driver.FOUND] = cell
+            status = driver.SOLVED
+            break
+        if done >= max_expansions:
+            # Out of budget for this call: put the entry back, so a resumed call pops it again.
+            heap_push(heap, size, key, word)
+            size += 1
+            status = driver.PAUSED
+            break
+        stamp[cell] += CLOSED
+        expanded += 1
+        done += 1
+        cell_free = free[cell] != 0
+        floor = 0 if cell_free else entry_floor(clearance[cell])
+        cy = cell // row
+        cx = cell - cy * row
+        straight_bits = 0
+        for k in range(neighbours):
+            if k >= 4 and not diagonal_allowed(k, straight_bits):
+                continue
+            nxt = cell + offsets[k]
+            if not enterable(clearance, free, cell_free, floor, nxt):
+                continue
+            raw = costs[nxt] if has_costs else 0
+            if k < 4:
+                straight_bits |= 1 << k
+                step = straight[raw]
+            else:
+                step = diagonal[raw]
+            generated += 1
+            g_next = g_cell + step
+            if stamp[nxt] >= base and g[nxt] <= g_next:
+                continue
+            stamp[nxt] = base + k
+            g[nxt] = g_next
+            f_next = g_next
+            if use_heuristic:
+                f_next = g_next + distance_estimate(
+                    cx + STEP_X[k], cy + STEP_Y[k], target_x, target_y, eight, scale
+                )
+            pushes += 1
+            latest[nxt] = pushes
+            keys[2 * size] = f_next  # f's bits, read back as an int64 below
+            if np.floor(f_next * per_width) <= bucket:
+                heap_push(heap, size, heap[2 * size], pack(pushes, nxt))
+                size += 1
+            else:
+                slot = int(np.floor(f_next * per_width)) % ring
+                entry = free_slot
+                if entry >= 0:
+                    free_slot = pool[POOL_ENTRY * entry + 2]
+                else:
+                    entry = pool_end
+                    pool_end += 1
+                pool[POOL_ENTRY * entry] = heap[2 * size]
+                pool[POOL_ENTRY * entry + 1] = pack(pushes, nxt)
+                pool[POOL_ENTRY * entry + 2] = heads[slot]
+                heads[slot] = entry
+                counts[slot] += 1
+                waiting += 1
+        if size + waiting > max_frontier:
+            max_frontier = size + waiting
+    state[FRONTIER_END] = size
+    state[PUSHES] = pushes
+    state[BUCKET] = bucket
+    state[WAITING] = waiting
+    state[POOL_FREE] = free_slot
+    state[POOL_END] = pool_end
+    driver.save_counters(state, expanded, generated, max_frontier)
+    return status

@@ -1,0 +1,186 @@
+"""Where planner_node's plans start and end: the current start and the goal_pose goal.
+
+The current start is the robot's pose from TF where tf2_ros is installed (as Nav2 does), else
+the latest `initialpose` / `amcl_pose`. A goal from `goal_pose` stays pending until a map and a
+start exist, is planned on a background worker that always plans the latest goal only, and is
+planned again when the map changes; its plans are published on `plan`.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
+
+from grid_planner.nodes.conversions import pose_fault
+from grid_planner.nodes.frames import FrameError, FrameResolver, Pose2D, make_tf_buffer
+from grid_planner.nodes.latest_job import Job, LatestJobWorker
+from grid_planner.nodes.plan_query import Codes, PlanAnswer, PlanQuery, QueryError
+
+if TYPE_CHECKING:
+    from grid_planner.nodes.planner_node import PlannerNode
+
+WAITING_FOR_START = "start pose (initialpose, amcl_pose or TF)"
+
+
+class PoseInputs:
+    """The start poses and the goal_pose goal of one planner node, between configure and
+    cleanup (`open` / `close`)."""
+
+    def __init__(self, node: PlannerNode, tf_buffer: object | None) -> None:
+        self._node = node
+        self._given_tf_buffer = tf_buffer
+        self._lock = threading.Lock()
+        self._start: PoseStamped | None = None
+        self._goal: PoseStamped | None = None
+        self._waiting_logged: str | None = None
+        self.frames = FrameResolver(None)
+        self._worker: LatestJobWorker | None = None
+        self._listener = None
+
+    def open(self) -> None:
+        """Start the goal worker and, where wanted and installed, the TF listener."""
+        buffer = self._given_tf_buffer
+        if buffer is None and self._node.get_parameter("use_tf").value:
+            buffer = make_tf_buffer(self._node)
+            self._listener = getattr(self._node, "_tf_listener", None)
+        self.frames = FrameResolver(buffer)
+        self._worker = LatestJobWorker("goal_planner")
+
+    def close(self) -> None:
+        """Stop the worker and the TF listener; forget the start and the goal."""
+        if self._worker is not None:
+            self._worker.join()
+            self._worker = None
+        if self._listener is not None:
+            self._listener.unregister()
+            self._listener = None
+        self.frames = FrameResolver(None)
+        with self._lock:
+            self._start = self._goal = self._waiting_logged = None
+
+    def cancel(self) -> None:
+        """Cancel the running goal plan (deactivation)."""
+        if self._worker is not None:
+            self._worker.cancel_all()
+
+    def stop(self) -> None:
+        """Cancel the goal plan and take no more (shutdown); returns at once."""
+        if self._worker is not None:
+            self._worker.stop()
+
+    @property
+    def start_source(self) -> str:
+        """Where the current start comes from, for the ready line."""
+        if self.frames.buffer is not None:
+            return "TF, else initialpose/amcl_pose"
+        return "initialpose/amcl_pose (no TF)"
+
+    # --- messages -------------------------------------------------------------------------------
+
+    def on_start(self, msg: PoseWithCovarianceStamped, topic: str) -> None:
+        """A start pose from `initialpose` or `amcl_pose`."""
+        fault = pose_fault(msg.pose.pose)
+        if fault is not None:
+            self._node.get_logger().warning(
+                f"{topic} refused: {fault}; the previous start stays"
+            )
+            return
+        start = PoseStamped(header=msg.header, pose=msg.pose.pose)
+        with self._lock:
+            self._start = start
+            waiting = self._waiting_logged is not None
+        if waiting:
+            self.plan_active_goal("a start pose arrived")
+
+    def on_goal(self, msg: PoseStamped) -> None:
+        """A goal from `goal_pose` (RViz "2D Goal Pose")."""
+        fault = pose_fault(msg.pose)
+        if fault is not None:
+            self._node.get_logger().warning(f"goal_pose refused: {fault}; the previous goal stays")
+            return
+        with self._lock:
+            self._goal = msg
+            self._waiting_logged = None
+        self.plan_active_goal("a new goal arrived")
+
+    def plan_active_goal(self, why: str) -> None:
+        """Plan the active goal on the worker (superseding any running plan), or keep it pending."""
+        with self._lock:
+            goal = self._goal
+            if goal is None or not self._node.serving or self._worker is None:
+                return
+        missing = None if self._node.has_map else "map"
+        if missing is None and not self._has_current_start():
+            missing = WAITING_FOR_START
+        if missing is not None:
+            if self._waiting_logged != missing:
+                self._waiting_logged = missing
+                self._node.get_logger().info(f"goal pending: waiting for a {missing}")
+            return
+        self._waiting_logged = None
+        self._node.get_logger().debug(f"planning the active goal: {why}")
+        query = PlanQuery(goal=goal)
+        self._worker.submit(Job(
+            run=lambda cancel: self._node.compute(query, cancel, announce=True),
+            deliver=self._deliver,
+        ))
+
+    def _has_current_start(self) -> bool:
+        if self._start is not None:
+            return True
+        try:
+            return self.robot_pose() is not None
+        except FrameError:
+            return False
+
+    def _deliver(self, answer: PlanAnswer) -> None:
+        if answer.error_code == Codes.NONE:
+            self._node.publish_plan(answer.path)
+        elif answer.error_code == Codes.NO_START:
+            with self._lock:
+                self._waiting_logged = WAITING_FOR_START
+
+    # --- poses in the global frame --------------------------------------------------------------
+
+    def pose_in_global(self, pose: PoseStamped, role: str, global_frame: str) -> Pose2D:
+        """`pose` in the global frame; QueryError (INVALID_POSE, TF_ERROR) naming `role`."""
+        fault = pose_fault(pose.pose)
+        if fault is not None:
+            raise QueryError(Codes.INVALID_POSE, f"{role} {fault}")
+        timeout = self._node.get_parameter("transform_tolerance").value
+        try:
+            return self.frames.to_global(pose, global_frame, timeout)
+        except FrameError as error:
+            raise QueryError(Codes.TF_ERROR, f"{role}: {error}") from error
+
+    def robot_pose(self) -> Pose2D | None:
+        """The robot's pose from TF (None without TF); FrameError when TF has none."""
+        value = self._node.get_parameter
+        return self.frames.robot_pose(
+            value("global_frame").value, value("robot_base_frame").value,
+            value("transform_tolerance").value,
+        )
+
+    def start_pose(self, explicit: PoseStamped | None, global_frame: str) -> Pose2D:
+        """`explicit` in the global frame, or the current start (TF, else the start topics)."""
+        if explicit is not None:
+            return self.pose_in_global(explicit, "start", global_frame)
+        if self.frames.buffer is not None:
+            try:
+                robot = self.robot_pose()
+            except FrameError as error:
+                if self._start is None:
+                    raise QueryError(Codes.TF_ERROR, f"start from TF: {error}") from error
+                robot = None
+            if robot is not None:
+                return robot
+        with self._lock:
+            start = self._start
+        if start is None:
+            raise QueryError(
+                Codes.NO_START, "no start pose yet: publish initialpose or amcl_pose, or set "
+                "use_start in the request",
+            )
+        return self.pose_in_global(start, "start", global_frame)

@@ -1,0 +1,141 @@
+"""Smoothed paths: clear of obstacles by the robot's radius, same ends, never longer, spaced.
+
+"Clear" is checked here from first principles: points every 1/50 cell along the smoothed path,
+each in a free cell (brute-force rules) and farther than robot_radius from every obstacle
+centre.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from grid_fixtures import build, kernel, random_grids
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from shared_data import shared_path
+
+from grid_planner.grid import OccupancyMap, PlanningGrid, load_map, plan
+from grid_planner.grid.path_quality import path_quality, total_heading_change
+from grid_planner.grid.smoothing import SmootherParams, polyline_length
+
+pytestmark = kernel
+
+
+def assert_clear(points, rules, radius_cells):
+    obstacles = [cell for cell, lethal in rules.lethal.items()
+                 if lethal and rules.distance2[cell] == 0]
+    for a, b in itertools.pairwise(points):
+        count = max(2, math.ceil(50 * math.hypot(*(b - a))))
+        for t in np.linspace(0.0, 1.0, count):
+            x, y = a + t * (b - a)
+            cell = (math.floor(x + 0.5), math.floor(y + 0.5))
+            assert not rules.blocked(cell), (a, b, t, cell)
+            for ox, oy in obstacles:
+                assert (x - ox) ** 2 + (y - oy) ** 2 > radius_cells ** 2, (a, b, t, (ox, oy))
+
+
+@given(random_grids(max_side=12), st.sampled_from(("uniform", "inflation")),
+       st.sampled_from((4, 8)), st.sampled_from(("shortcut", "gradient")))
+@settings(max_examples=200, deadline=None)
+def test_smoothed_paths_are_clear_keep_their_ends_and_are_never_longer(case, model,
+                                                                       connectivity, smoothing):
+    values, threshold, allow_unknown, radius, start, goal = case
+    _, rules = build(values, threshold, allow_unknown, radius)
+    if rules.blocked(start) or rules.blocked(goal) or goal not in rules.bfs_distances(start):
+        return
+    grid = PlanningGrid(
+        OccupancyMap.from_rows(values, top_row_first=False), occupied_threshold=threshold,
+        allow_unknown=allow_unknown, robot_radius=radius, cost_model=model,
+        inflation_radius=radius + 2.0, cost_scaling_factor=1.0,
+    )
+    raw = plan(grid, start, goal, "astar", connectivity=connectivity)
+    smoothed = plan(grid, start, goal, "astar", connectivity=connectivity, smoothing=smoothing)
+    points = smoothed.points
+    np.testing.assert_array_equal(points[0], raw.points[0])
+    np.testing.assert_array_equal(points[-1], raw.points[-1])
+    assert smoothed.length_m <= raw.length_m + 1e-9
+    assert_clear(points, rules, radius)
+    spacing = np.hypot(*np.diff(points, axis=0).T)
+    assert (spacing <= 1.0 + 1e-9).all()
+    assert len(smoothed.poses) == len(points)
+
+
+def test_a_smoothed_path_turns_far_less_than_a_staircase():
+    # On a cost field a 4-connected path zig-zags between cells of equal cost.
+    grid = PlanningGrid(load_map(shared_path("maps", "turtlebot3_world.yaml")), robot_radius=0.22,
+                        cost_model="inflation", inflation_radius=0.55, cost_scaling_factor=3.0)
+    staircase = plan(grid, (167, 165), (234, 233), "astar")
+    for smoothing in ("shortcut", "gradient"):
+        smoothed = plan(grid, (167, 165), (234, 233), "astar", smoothing=smoothing)
+        assert total_heading_change(smoothed.points) < total_heading_change(staircase.points) / 3
+        assert smoothed.length_m < staircase.length_m
+
+
+def test_a_shortcut_across_open_space_is_one_straight_segment():
+    grid = PlanningGrid(OccupancyMap.from_rows(np.zeros((30, 40), dtype=np.int8)))
+    straight = plan(grid, (0, 0), (39, 29), "astar", smoothing="shortcut")
+    assert polyline_length(straight.points) == pytest.approx(math.hypot(39, 29))
+    assert total_heading_change(straight.points) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_the_part_inside_the_band_around_an_inflated_start_is_kept_as_searched():
+    values = np.zeros((9, 12), dtype=np.int8)
+    values[4, 0] = 100  # an obstacle at (0, 4); the start (1, 4) lies within the radius
+    grid = PlanningGrid(OccupancyMap.from_rows(values, top_row_first=False), robot_radius=2.0)
+    raw = plan(grid, (1, 4), (11, 0), "astar", connectivity=8)
+    smoothed = plan(grid, (1, 4), (11, 0), "astar", connectivity=8, smoothing="shortcut")
+    in_band = int(np.argmax(grid.free_mask[raw.indices]))
+    assert in_band >= 1
+    np.testing.assert_array_equal(smoothed.points[: in_band + 1], raw.points[: in_band + 1])
+
+
+def test_the_shortcut_never_pays_more_cost_to_go_straight():
+    # A costly band across the middle: the searched path crosses it where it is cheapest and
+    # the shortcut must not cut diagonally through the expensive part.
+    values = np.zeros((20, 20), dtype=np.int8)
+    values[:, 10] = 90
+    values[3, 10] = 1
+    occupancy = OccupancyMap.from_rows(values, top_row_first=False)
+    grid = PlanningGrid(occupancy, cost_model="costmap")
+    for smoothing in ("none", "shortcut"):
+        found = plan(grid, (0, 6), (19, 6), "astar", connectivity=8, smoothing=smoothing,
+                     cost_travel_multiplier=10.0)
+        crossing = found.points[np.argmin(np.abs(found.points[:, 0] - 10.0))]
+        assert crossing[1] == pytest.approx(3.0), smoothing
+
+
+def test_smoother_settings_are_checked():
+    with pytest.raises(ValueError, match=r"smoother\.w_smooth"):
+        SmootherParams(w_smooth=-0.1)
+    with pytest.raises(ValueError, match=r"smoother\.max_iterations"):
+        SmootherParams(max_iterations=1.5)
+    grid = PlanningGrid(OccupancyMap.from_rows([[0, 0, 0]]))
+    with pytest.raises(ValueError, match="smoothing must be one of none, shortcut, gradient"):
+        plan(grid, (0, 0), (2, 0), smoothing="spline")
+
+
+def test_zero_iterations_leave_the_gradient_path_as_searched():
+    grid = PlanningGrid(OccupancyMap.from_rows(np.zeros((10, 10), dtype=np.int8)))
+    raw = plan(grid, (0, 0), (9, 9), connectivity=8)
+    kept = plan(grid, (0, 0), (9, 9), connectivity=8, smoothing="gradient",
+                smoother=SmootherParams(max_iterations=0))
+    assert kept.length_m == pytest.approx(raw.length_m)
+
+
+def test_cost_aware_paths_keep_clearly_further_from_walls_than_hard_inflation_alone():
+    # Same map, goals, robot radius (so the same hard inflation), both 8-connected and
+    # smoothed: only the inflation cost field differs.
+    occupancy = load_map(shared_path("maps", "turtlebot3_world.yaml"))
+    means = {}
+    for model in ("uniform", "inflation"):
+        grid = PlanningGrid(occupancy, robot_radius=0.22, cost_model=model,
+                            inflation_radius=0.55, cost_scaling_factor=3.0)
+        found = plan(grid, (167, 165), (234, 233), "astar", connectivity=8,
+                     smoothing="shortcut")
+        quality = path_quality(grid, found.points)
+        assert quality.min_clearance_m > 0.22
+        means[model] = quality.mean_clearance_m
+    assert means["inflation"] > 1.25 * means["uniform"], means

@@ -1,0 +1,180 @@
+"""Nav2's planner_server parameter blocks on planner_node run as `planner_server`, over real
+DDS: jazzy's default block loads as it is, a Smac 2D block gets Smac's defaults, unknown keys
+warn once, a planner's keys can be set at runtime and bad values are refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from action_msgs.msg import GoalStatus
+from grid_planner_interfaces.srv import ComputePath
+from nav2_clients import ActionCaller, require
+from rcl_interfaces.msg import Parameter as ParameterMsg
+from rcl_interfaces.srv import GetParameters, ListParameters, SetParameters
+from rclpy.parameter import Parameter, parameter_value_to_python
+from ros_harness import ros_client, running
+from test_planner_node import TUTORIAL_ROWS, PlannerHarness, centre
+
+from grid_planner.grid.occupancy import OccupancyMap
+
+# nav2_bringup jazzy's planner_server block, verbatim, and one key nobody knows.
+JAZZY_BLOCK = """\
+planner_server:
+  ros__parameters:
+    expected_planner_frequency: 20.0
+    planner_plugins: ["GridBased"]
+    costmap_update_timeout: 1.0
+    GridBased:
+      plugin: "nav2_navfn_planner::NavfnPlanner"
+      tolerance: 0.5
+      use_astar: false
+      allow_unknown: true
+    expected_planner_frequencyy: 20.0
+"""
+SMAC_BLOCK = """\
+/nb/planner_server:
+  ros__parameters:
+    planner_plugins: ["GridBased", "Bfs"]
+    GridBased:
+      plugin: "nav2_smac_planner::SmacPlanner2D"
+      downsample_costmap: false
+      max_iterations: 1000000
+      terminal_checking_interval: 5000
+      smoother:
+        max_iterations: 1000
+        w_smooth: 0.3
+        do_refinement: true
+    Bfs:
+      plugin: "grid_planner::GridPlanner"
+      algorithm: bfs
+"""
+# The tutorial grid at 0.25 m: cell (7, 7) is blocked, its free neighbour 0.25 m away.
+QUARTER = OccupancyMap.from_rows(np.array(TUTORIAL_ROWS) * 100, resolution=0.25)
+
+
+class ParameterClient:
+    """get / set / list of one node's parameters through its services."""
+
+    def __init__(self, client, node: str) -> None:
+        self._client = client
+        node_client = client.node
+        self._get = node_client.create_client(GetParameters, f"{node}/get_parameters")
+        self._set = node_client.create_client(SetParameters, f"{node}/set_parameters")
+        self._list = node_client.create_client(ListParameters, f"{node}/list_parameters")
+
+    def get(self, *names: str) -> list[object]:
+        answer = self._client.call(self._get, GetParameters.Request(names=list(names)))
+        return [parameter_value_to_python(value) for value in answer.values]
+
+    def set(self, name: str, value: object) -> tuple[bool, str]:
+        message = ParameterMsg(name=name, value=Parameter(name, value=value).get_parameter_value())
+        result = self._client.call(self._set, SetParameters.Request(parameters=[message]))
+        return result.results[0].successful, result.results[0].reason
+
+    def names(self) -> set[str]:
+        return set(self._client.call(self._list, ListParameters.Request()).result.names)
+
+
+def params_file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "nav2_params.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_jazzys_default_block_loads_into_planner_server(tmp_path: Path) -> None:
+    require("nav2_msgs.action")
+    from nav2_msgs.action import ComputePathToPose
+
+    args = ["--ros-args", "-r", "__node:=planner_server", "--params-file",
+            str(params_file(tmp_path, JAZZY_BLOCK))]
+    with running("planner_node", args, tmp_path) as proc, ros_client("nav2_params") as client:
+        parameters = ParameterClient(client, "/planner_server")
+        assert parameters.get(
+            "planner_plugins", "expected_planner_frequency", "costmap_update_timeout",
+            "GridBased.plugin", "GridBased.tolerance", "GridBased.use_astar",
+            "GridBased.allow_unknown",
+        ) == [["GridBased"], 20.0, 1.0, "nav2_navfn_planner::NavfnPlanner", 0.5, False, True]
+        output = proc.output()
+        assert ("planner GridBased (nav2_navfn_planner::NavfnPlanner): algorithm dijkstra, "
+                "allow_unknown True, goal_tolerance 0.5, use_final_approach_orientation False"
+                ) in output
+        assert output.count("unknown parameters ignored") == 1
+        assert "unknown parameters ignored: expected_planner_frequencyy (" in output
+
+        harness = PlannerHarness(client, proc, "")
+        harness.publish_map(QUARTER)
+        to_pose = ActionCaller(client, ComputePathToPose, "/compute_path_to_pose")
+        blocked_goal, start = centre(QUARTER, (7, 7)), centre(QUARTER, (0, 7))
+
+        def plan() -> object:
+            return to_pose.call(goal=blocked_goal, start=start, use_start=True,
+                                planner_id="GridBased")
+
+        outcome = plan()  # NavFn's tolerance 0.5 m reaches the free neighbour
+        assert outcome.status == GoalStatus.STATUS_SUCCEEDED, outcome.result.error_msg
+        assert QUARTER.world_to_cell(outcome.result.path.poses[-1].pose.position.x,
+                                     outcome.result.path.poses[-1].pose.position.y) == (6, 7)
+        # The flat parameters still rule the services: goal_tolerance is 0 there.
+        assert harness.request(blocked_goal, start=start).error_code == (
+            ComputePath.Response.GOAL_OCCUPIED
+        )
+        assert parameters.set("GridBased.tolerance", 0.0) == (True, "")
+        assert plan().result.error_code == 206
+        assert parameters.set("GridBased.tolerance", -1.0) == (
+            False, "GridBased.tolerance=-1.0 refused: must be a finite number >= 0.0"
+        )
+        successful, reason = parameters.set("GridBased.tolerance", "far")
+        assert not successful and "type" in reason
+        assert parameters.get("GridBased.tolerance") == [0.0]
+        assert parameters.set("GridBased.tolerance", 0.5) == (True, "")
+        assert plan().status == GoalStatus.STATUS_SUCCEEDED
+
+
+@pytest.mark.parametrize("planner_id", ["", "GridBased", "Bfs"])
+def test_with_two_planners_a_goal_names_one(smac_server, planner_id) -> None:
+    _parameters, to_pose, _proc = smac_server
+    outcome = to_pose.call(goal=centre(QUARTER, (9, 0)), start=centre(QUARTER, (0, 7)),
+                           use_start=True, planner_id=planner_id)
+    if planner_id == "":
+        assert outcome.result.error_code == 201  # two planners: the goal must name one
+        assert "planner_plugins: GridBased, Bfs" in outcome.result.error_msg
+    else:
+        assert outcome.status == GoalStatus.STATUS_SUCCEEDED
+        assert len(outcome.result.path.poses) == 17
+
+
+@pytest.fixture(scope="module")
+def smac_server(tmp_path_factory):
+    require("nav2_msgs.action")
+    from nav2_msgs.action import ComputePathToPose
+
+    log_dir = tmp_path_factory.mktemp("smac")
+    args = ["--ros-args", "-r", "__node:=planner_server", "-r", "__ns:=/nb", "--params-file",
+            str(params_file(log_dir, SMAC_BLOCK))]
+    with running("planner_node", args, log_dir) as proc, ros_client("smac_params") as client:
+        harness = PlannerHarness(client, proc, "/nb")
+        harness.publish_map(QUARTER)
+        yield (ParameterClient(client, "/nb/planner_server"),
+               ActionCaller(client, ComputePathToPose, "/nb/compute_path_to_pose"), proc)
+
+
+def test_a_smac_2d_block_gets_smacs_defaults_and_its_keys_quietly(smac_server) -> None:
+    parameters, _to_pose, proc = smac_server
+    assert parameters.get(
+        "GridBased.plugin", "GridBased.tolerance", "GridBased.allow_unknown",
+        "GridBased.max_planning_time", "GridBased.use_final_approach_orientation",
+        "Bfs.algorithm",
+    ) == ["nav2_smac_planner::SmacPlanner2D", 0.125, True, 2.0, False, "bfs"]
+    assert "unknown parameters ignored" not in proc.output()
+    names = parameters.names()
+    # Smac's search keys are accepted with no effect; the cost-aware keys apply once the node
+    # has their flat parameters.
+    assert "GridBased.downsample_costmap" not in names
+    for key, value in (("smoother.w_smooth", 0.3), ("smoother.max_iterations", 1000),
+                       ("cost_travel_multiplier", 1.0)):
+        if key in names:
+            assert parameters.get(f"GridBased.{key}") == [value]
+        else:
+            assert f"GridBased.{key}" not in names
