@@ -56,6 +56,9 @@ from .sweep import SweepMasks, sweep_masks
 from .timing import StageClock
 
 DEFAULT_OCCUPIED_THRESHOLD = 65
+# What a grid is built with besides its map (PlanningGrid's keyword arguments).
+SETTING_NAMES = ("occupied_threshold", "allow_unknown", "robot_radius", "cost_model",
+                 "inflation_radius", "cost_scaling_factor")
 CONNECTIVITIES = (4, 8)
 
 # Neighbour order shared by the kernels and the reference problem: (name, dx, dy).
@@ -129,6 +132,20 @@ class PlanningGrid:
         self.height = occupancy.height
         self.resolution = occupancy.resolution
         self.cell_count = occupancy.cell_count
+
+    def with_layers(
+        self, occupancy: OccupancyMap, layers: CostLayers, keep_components: bool = False
+    ) -> PlanningGrid:
+        """A grid of `occupancy` with `layers`, under this grid's settings (a patch's result,
+        see `patching`); `keep_components` says its free cells are this grid's, so are its
+        components (else they are labelled on first use)."""
+        grid = object.__new__(type(self))
+        for name in SETTING_NAMES:
+            setattr(grid, name, getattr(self, name))
+        grid._set_map(occupancy)
+        labels = self._labels if keep_components else None
+        grid._set_layers(layers, labels, self._sizes if labels is not None else None)
+        return grid
 
     def layers_of(
         self, values: np.ndarray, shape: tuple[int, int], raw_costs: np.ndarray | None,
