@@ -316,6 +316,16 @@ class PlanningGrid:
         """Whether cell (x, y) is lethal or inflated."""
         return bool(self.blocked_mask[self.cell_index(x, y)])
 
+    def points_blocked(self, points: np.ndarray) -> np.ndarray:
+        """For each world point of `points` ((n, 2)): whether its cell is outside the map or
+        blocked (what is_path_valid and the replanning check call invalid)."""
+        cells = self.map.worlds_to_cells(points)
+        xs, ys = cells[:, 0], cells[:, 1]
+        inside = (xs >= 0) & (xs < self.width) & (ys >= 0) & (ys < self.height)
+        blocked = ~inside
+        blocked[inside] = self.blocked_mask[ys[inside] * self.width + xs[inside]]
+        return blocked
+
     def can_step(self, from_index: int, to_index: int) -> bool:
         """Whether the clearance rule allows entering `to_index` from `from_index`."""
         own = int(self.clearance[from_index])
