@@ -1,4 +1,4 @@
-"""The compiled cost layers against their NumPy versions: same arrays on every cost model."""
+"""The compiled cost layers and component labels against their NumPy versions: same arrays."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from grid_fixtures import kernel
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from grid_planner.grid.components import label_components, label_components_numpy
 from grid_planner.grid.costs import (
     costmap_raw,
     obstacle_distance2,
@@ -58,3 +59,12 @@ def test_compiled_cell_arrays_match_numpy(case, model, allow_unknown, radius):
     for compiled, reference in zip(cell_arrays(*arguments), cell_arrays_numpy(*arguments),
                                    strict=True):
         np.testing.assert_array_equal(compiled, reference)
+
+
+@kernel
+@given(st.integers(1, 40), st.integers(1, 40), st.sampled_from((0.2, 0.4, 0.5, 0.6)),
+       st.integers(0, 2**32 - 1))
+@settings(max_examples=60, deadline=None)
+def test_compiled_component_labels_match_numpy(width, height, density, seed):
+    free = np.random.default_rng(seed).random((height, width)) >= density
+    np.testing.assert_array_equal(label_components(free), label_components_numpy(free))
