@@ -22,15 +22,15 @@ def _root(parent, cell):
 
 
 @njit(cache=True, nogil=True)
-def label_components_kernel(free, width, height):
-    """4-connected component labels of `free` (flat bool): -1 off the mask, else 0, 1, ...
+def label_components_kernel(free, width, height, parent, labels):
+    """4-connected component labels of `free` (flat bool) into `labels`: -1 off the mask,
+    else 0, 1, ... (`parent`: int32 scratch of the same size).
 
     Components are numbered in the order of their lowest cell index. One scan joins each free
     cell to its free west and south neighbours' sets (union-find, the lower root wins, so a
     root is its set's lowest cell); a second numbers the roots in order and labels the rest.
     """
     count = free.shape[0]
-    parent = np.empty(count, dtype=np.int32)
     for y in range(height):
         row = y * width
         for x in range(width):
@@ -50,7 +50,7 @@ def label_components_kernel(free, width, height):
                 elif other > root:
                     parent[other] = root
             parent[cell] = root
-    labels = np.full(count, -1, dtype=np.int32)
+    labels[:] = -1
     label = 0
     for cell in range(count):
         if free[cell]:
@@ -60,7 +60,6 @@ def label_components_kernel(free, width, height):
                 label += 1
             else:
                 labels[cell] = labels[root]
-    return labels
 
 
 def label_components(free: np.ndarray) -> np.ndarray:
@@ -71,8 +70,10 @@ def label_components(free: np.ndarray) -> np.ndarray:
     """
     height, width = free.shape
     flat = np.ascontiguousarray(free, dtype=np.bool_).reshape(-1)
-    if NUMBA_AVAILABLE:
-        return label_components_kernel(flat, width, height)
+    if NUMBA_AVAILABLE:  # NumPy allocates: huge pages, see `layers.cell_arrays`
+        labels = np.empty(flat.size, dtype=np.int32)
+        label_components_kernel(flat, width, height, np.empty(flat.size, dtype=np.int32), labels)
+        return labels
     return label_components_numpy(free)
 
 

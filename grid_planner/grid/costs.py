@@ -71,20 +71,23 @@ def obstacle_distance2(obstacles: np.ndarray, max_offset: int) -> np.ndarray:
     max_offset), vectorised), else `obstacle_distance2_numpy`.
     """
     obstacles = np.ascontiguousarray(obstacles, dtype=np.bool_)
-    if NUMBA_AVAILABLE:
-        return _distance2_kernel(obstacles, int(max_offset))
-    return obstacle_distance2_numpy(obstacles, max_offset)
+    if not NUMBA_AVAILABLE or max_offset >= np.iinfo(np.uint16).max:
+        return obstacle_distance2_numpy(obstacles, max_offset)
+    # NumPy allocates (with huge pages on Linux, where numba's allocator faults in 4 KB pages).
+    down, result = np.empty(obstacles.shape, np.uint16), np.empty(obstacles.shape, np.int32)
+    _distance2_kernel(obstacles, int(max_offset), down, result)
+    return result
 
 
 @njit(cache=True, nogil=True)
-def _distance2_kernel(obstacles, max_offset):
+def _distance2_kernel(obstacles, max_offset, down, result):
     """`obstacle_distance2`: capped vertical runs down each column, then, row by row from the
-    top, the runs up each column and the row's nearest `dx^2 + column^2`. Loops start at 0
-    on row slices, so that the compiler drops numba's negative-index checks and vectorises."""
+    top, the runs up each column and the row's nearest `dx^2 + column^2`, into `result`
+    (`down`: scratch of the same shape). Loops start at 0 on row slices, so that the compiler
+    drops numba's negative-index checks and vectorises."""
     height, width = obstacles.shape
     cap = np.int32(max_offset + 1)
     limit = cap * cap
-    down = np.empty((height, width), dtype=np.int32)
     run = np.full(width, cap, dtype=np.int32)
     for y in range(height):
         blocked = obstacles[y]
@@ -94,7 +97,6 @@ def _distance2_kernel(obstacles, max_offset):
             run[x] = np.int32(0) if blocked[x] else value
             row[x] = run[x]
     run[:] = cap
-    result = np.empty((height, width), dtype=np.int32)
     column2 = np.empty(width, dtype=np.int32)
     for y in range(height - 1, -1, -1):
         blocked = obstacles[y]
@@ -103,7 +105,7 @@ def _distance2_kernel(obstacles, max_offset):
         for x in range(width):
             value = min(run[x] + np.int32(1), cap)
             run[x] = np.int32(0) if blocked[x] else value
-            vertical = min(row[x], run[x])
+            vertical = min(np.int32(row[x]), run[x])
             column2[x] = vertical * vertical
             best[x] = min(vertical * vertical, limit)
         for dx in range(1, min(max_offset, width - 1) + 1):
@@ -115,7 +117,6 @@ def _distance2_kernel(obstacles, max_offset):
                 right_of[i] = min(right_of[i], from_left[i] + step2)
             for i in range(count):
                 left_of[i] = min(left_of[i], from_right[i] + step2)
-    return result
 
 
 def obstacle_distance2_numpy(obstacles: np.ndarray, max_offset: int) -> np.ndarray:

@@ -134,26 +134,40 @@ def inflation_table(
     return table
 
 
-@njit(cache=True, nogil=True)
 def cell_arrays(obstacle, unknown, inscribed, distance2, radius_limit, allow_unknown, table,
                 width, height):
-    """(lethal, inflated, clearance, padded, padded_free, raw) in one pass.
+    """(lethal, inflated, clearance, padded, padded_free, raw) in one compiled pass.
 
     `inscribed` (empty or one flag a cell) marks cells a costmap already calls inscribed;
     `table` (empty, or `inflation_table`) gives the inflation model's raw costs (else `raw` is
-    empty). Branch-free selects on row slices from 0, so the loop vectorises.
+    empty). NumPy allocates the arrays: on Linux it asks for huge pages, where numba's own
+    allocator would fault in every 4 KB page of a large map.
     """
     count = width * height
-    lethal = np.empty(count, dtype=np.bool_)
-    inflated = np.empty(count, dtype=np.bool_)
-    clearance = np.empty(count, dtype=np.int32)
     stride = width + 2
-    padded = np.full((height + 2) * stride, LETHAL_CLEARANCE, dtype=np.int32)
-    padded_free = np.zeros((height + 2) * stride, dtype=np.uint8)
+    arrays = (
+        np.empty(count, dtype=np.bool_), np.empty(count, dtype=np.bool_),
+        np.empty(count, dtype=np.int32),
+        np.full((height + 2) * stride, LETHAL_CLEARANCE, dtype=np.int32),
+        np.zeros((height + 2) * stride, dtype=np.uint8),
+        np.empty(count if table.size else 0, dtype=np.uint8),
+    )
+    _cell_arrays_kernel(obstacle, unknown, inscribed, distance2, radius_limit, allow_unknown,
+                        table, width, height, *arrays)
+    return arrays
+
+
+@njit(cache=True, nogil=True)
+def _cell_arrays_kernel(obstacle, unknown, inscribed, distance2, radius_limit, allow_unknown,
+                        table, width, height, lethal, inflated, clearance, padded, padded_free,
+                        raw):
+    """`cell_arrays` into the given arrays: branch-free selects on row slices from 0, so the
+    loop vectorises."""
+    count = width * height
+    stride = width + 2
     marked = inscribed.shape[0] == count
     marks = inscribed if marked else np.zeros(width, dtype=np.bool_)
     costed = table.shape[0] > 0
-    raw = np.empty(count if costed else 0, dtype=np.uint8)
     row_costs = np.empty(width, dtype=np.uint8)
     for y in range(height):
         first, inner = y * width, (y + 1) * stride + 1
@@ -176,7 +190,6 @@ def cell_arrays(obstacle, unknown, inscribed, distance2, radius_limit, allow_unk
             if costed:
                 cost = table[distances[x]]
                 cost_row[x] = NO_INFORMATION if unknowns[x] and cost != INSCRIBED else cost
-    return lethal, inflated, clearance, padded, padded_free, raw
 
 
 def cell_arrays_numpy(obstacle, unknown, inscribed, distance2, radius_limit, allow_unknown,
