@@ -6,7 +6,9 @@ lookup, fancy indexing, one nearest-neighbour resize), never pixel by pixel in P
 Map colours (`plan_png`): free white, lethal obstacle black, inflated (within robot_radius of an
 obstacle) light grey, unknown mid-grey; on a grid with a cost field (cost models `inflation` and
 `costmap`) a free cell is shaded from white towards amber with its cost. Cells the search
-expanded are tinted blue, the path's cells are red, the start a green disc and the goal a blue
+expanded are tinted by when they were expanded (`grid.expansion`), from deep blue for the first
+through blue to pale green for the last, so the picture shows the search's wave; the path's
+cells are red, the start a green disc and the goal a blue
 disc. A smoothed path is drawn as a dark red line over its searched cells, which turn pink: the
 raw path and the smoothed one in one picture. The image's top row is the map's highest row
 (grid row 0 is the bottom of the map, as in nav_msgs/OccupancyGrid).
@@ -22,6 +24,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from grid_planner.grid import GridPlan, PlanningGrid
+from grid_planner.grid.expansion import SHADE_FIRST, SHADE_LAST, expansion_shades
 
 # --- colours ----------------------------------------------------------------------------------
 
@@ -29,8 +32,9 @@ FREE_RGB = (255, 255, 255)
 INFLATED_RGB = (200, 200, 200)
 UNKNOWN_RGB = (128, 128, 128)
 OBSTACLE_RGB = (0, 0, 0)
-EXPANDED_TINT_RGB = (90, 160, 255)
-EXPANDED_TINT_WEIGHT = 0.45
+# The expansion tint's colour ramp, first expanded to last, and how much it covers a cell.
+EXPANDED_RAMP_RGB = np.array([(40, 30, 170), (40, 140, 240), (150, 230, 170)], dtype=np.float64)
+EXPANDED_TINT_WEIGHT = 0.6
 PATH_RGB = (220, 20, 20)
 RAW_PATH_RGB = (245, 160, 170)
 SMOOTHED_PATH_RGB = (150, 0, 20)
@@ -75,30 +79,44 @@ def _shade_costs(grid: PlanningGrid, rgb: np.ndarray, categories: np.ndarray) ->
     """Shade the free cells of `rgb` (flat, float) by the grid's raw costs, in place."""
     if grid.raw_costs is None:
         return
-    free = categories % len(_BASE_PALETTE) == _FREE
+    free = categories == _FREE
     share = np.clip(grid.raw_costs[free].astype(np.float64) / 252.0, 0.0, 1.0)[:, None]
     rgb[free] = rgb[free] * (1.0 - share) + np.array(COST_RGB) * share
+
+
+def ramp_rgb(share: np.ndarray) -> np.ndarray:
+    """The expansion ramp's colours (n x 3, float) at `share` (0 first expanded .. 1 last)."""
+    stops = np.linspace(0.0, 1.0, len(EXPANDED_RAMP_RGB))
+    return np.stack(
+        [np.interp(share, stops, EXPANDED_RAMP_RGB[:, channel]) for channel in range(3)], axis=1
+    )
+
+
+def tint_expanded(rgb: np.ndarray, expanded: np.ndarray | None, cell_count: int) -> None:
+    """Tint the cells of `rgb` (flat, float) that `expanded` (cells in expansion order) lists,
+    by their rank on the expansion ramp, in place."""
+    if expanded is None or expanded.size == 0:
+        return
+    shades = expansion_shades(expanded, cell_count)
+    cells = np.flatnonzero(shades)
+    share = (shades[cells] - SHADE_FIRST) / (SHADE_LAST - SHADE_FIRST)
+    rgb[cells] = rgb[cells] * (1.0 - EXPANDED_TINT_WEIGHT) + ramp_rgb(share) * (
+        EXPANDED_TINT_WEIGHT
+    )
 
 
 def plan_rgb(grid: PlanningGrid, found: GridPlan | None = None) -> np.ndarray:
     """The `(height, width, 3)` uint8 picture of `grid` (one pixel per cell), top row = highest.
 
-    With `found`: its expanded cells (when the plan recorded them) tinted, its path red (pink
-    when it was smoothed: the line is drawn by `plan_image`), the start and goal cells in their
-    colours.
+    With `found`: its expanded cells (when the plan recorded them) tinted by expansion order,
+    its path red (pink when it was smoothed: the line is drawn by `plan_image`), the start and
+    goal cells in their colours.
     """
-    palette = np.vstack(
-        (
-            _BASE_PALETTE,
-            _BASE_PALETTE * (1.0 - EXPANDED_TINT_WEIGHT)
-            + np.array(EXPANDED_TINT_RGB) * EXPANDED_TINT_WEIGHT,
-        )
-    ).astype(np.uint8)
     categories = cell_categories(grid)
-    if found is not None and found.expanded is not None and found.expanded.size:
-        categories[found.expanded] += len(_BASE_PALETTE)  # the tinted half of the palette
-    rgb = palette[categories].astype(np.float64)  # (cells, 3)
+    rgb = _BASE_PALETTE[categories]  # (cells, 3), float
     _shade_costs(grid, rgb, categories)
+    if found is not None:
+        tint_expanded(rgb, found.expanded, grid.cell_count)
     rgb = rgb.astype(np.uint8)
     if found is not None:
         rgb[found.indices] = PATH_RGB if found.smoothing == "none" else RAW_PATH_RGB
