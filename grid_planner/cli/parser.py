@@ -329,8 +329,21 @@ def build_parser() -> argparse.ArgumentParser:
         action=_StoreValues,
         display="TARGET",
         metavar="TARGET",
+        nargs="*",
+        low=0,
         help='a map file (.yaml, or an image with --resolution), or board tiles "1 2 3 ..."',
     )
+    group = compare_parser.add_argument_group("search cost by solution depth (no TARGET)")
+    group.add_argument(
+        "--by-depth", action="store_true",
+        help="the classic 8-puzzle table: mean nodes generated (with b*) and expanded by IDS, "
+        "BFS, A* (misplaced, Manhattan, linear conflict) and IDA* at depths 2, 4, ..., 24",
+    )
+    group.add_argument(
+        "--boards", type=_positive_count, default=100, metavar="N",
+        help="--by-depth: random boards a depth (default 100; 20 take about a minute)",
+    )
+    group.add_argument("--seed", type=_count, default=0, help="--by-depth: random seed")
     compare_parser.add_argument(
         "--start", type=finite, nargs=2, metavar=("X", "Y"), help="map targets: start point"
     )
@@ -392,7 +405,8 @@ def _add_puzzle_limits(
         type=_count,
         default=0,
         metavar="N",
-        help="puzzles: dfs/iddfs depth limit (default 0: the board's known diameter, 31 for 3x3)",
+        help="puzzles: dfs/iddfs depth limit (default 0: the board's known diameter, 31 for 3x3); "
+        "--by-depth: the deepest solutions IDS runs on (default 0: 12)",
     )
 
 
