@@ -252,7 +252,8 @@ BAR_LIMIT_RGB = (235, 140, 30)
 BAR_FAILED_RGB = (160, 160, 160)
 
 
-def _font(size: int):
+def text_font(size: int):
+    """Pillow's default font at `size` px (its small bitmap font where FreeType is missing)."""
     try:
         return ImageFont.load_default(size=size)
     except (TypeError, OSError):  # Pillow < 10.1 or no FreeType: the small bitmap font
@@ -280,7 +281,7 @@ def bar_chart_png(
         raise ValueError("labels and values must have the same length")
     notes = list(notes) if notes is not None else [""] * len(labels)
     kinds = list(kinds) if kinds is not None else ["ok"] * len(labels)
-    font, small = _font(14), _font(12)
+    font, small = text_font(14), text_font(12)
     probe = ImageDraw.Draw(Image.new("RGB", (1, 1)))
 
     def text_width(text: str, which=font) -> int:
