@@ -159,14 +159,54 @@ def plan_image(grid: PlanningGrid, found: GridPlan | None = None, scale: int | N
     return image
 
 
+LEGEND_PX = 46
+_LEGEND_SWATCHES = (
+    ("free", FREE_RGB), ("obstacle", OBSTACLE_RGB), ("inflated", INFLATED_RGB),
+    ("unknown", UNKNOWN_RGB), ("path", PATH_RGB), ("start", START_RGB), ("goal", GOAL_RGB),
+)
+
+
+def with_legend(image: Image.Image) -> Image.Image:
+    """`image` above a legend: the map colours, the path and its ends, and the expansion
+    ramp from the first cell expanded to the last."""
+    font = text_font(12)
+    probe = ImageDraw.Draw(image)
+    swatches_width = sum(22 + math.ceil(probe.textlength(name, font=font)) + 10
+                         for name, _ in _LEGEND_SWATCHES)
+    width = max(image.width, swatches_width + 12)
+    framed = Image.new("RGB", (width, image.height + LEGEND_PX), FREE_RGB)
+    framed.paste(image, (0, 0))
+    draw = ImageDraw.Draw(framed)
+    x, y = 6, image.height + 6
+    for name, colour in _LEGEND_SWATCHES:
+        draw.rectangle((x, y, x + 14, y + 12), fill=colour, outline=(90, 90, 90))
+        draw.text((x + 18, y), name, fill=(0, 0, 0), font=font)
+        x += 22 + math.ceil(draw.textlength(name, font=font)) + 10
+    y += 20
+    label = "expanded, first to last:"
+    draw.text((6, y), label, fill=(0, 0, 0), font=font)
+    left = 6 + math.ceil(draw.textlength(label, font=font)) + 8
+    span = max(40, min(240, width - left - 6))
+    tint = ramp_rgb(np.linspace(0.0, 1.0, span)) * EXPANDED_TINT_WEIGHT + np.array(FREE_RGB) * (
+        1.0 - EXPANDED_TINT_WEIGHT
+    )
+    for i, colour in enumerate(tint.astype(np.uint8).tolist()):
+        draw.line((left + i, y + 1, left + i, y + 12), fill=tuple(colour))
+    return framed
+
+
 def plan_png(
     grid: PlanningGrid,
     found: GridPlan | None,
     path: str | Path,
     scale: int | None = None,
+    legend: bool = False,
 ) -> tuple[int, int]:
-    """Write the plan picture (see the module docstring) as a PNG; returns its (width, height)."""
+    """Write the plan picture (see the module docstring) as a PNG, with a legend below it when
+    `legend`; returns its (width, height)."""
     image = plan_image(grid, found, scale)
+    if legend:
+        image = with_legend(image)
     # Level 3 writes a 4096 x 4096 map about twice as fast as the default 6, 20% larger.
     image.save(Path(path), format="PNG", compress_level=3)
     return image.size

@@ -343,7 +343,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     group.add_argument(
         "--boards", type=_positive_count, default=100, metavar="N",
-        help="--by-depth: random boards a depth (default 100; 20 take about a minute)",
+        help="--by-depth: random boards a depth (default 100: about 1.5 minutes)",
     )
     group.add_argument("--seed", type=_count, default=0, help="--by-depth: random seed")
     compare_parser.add_argument(

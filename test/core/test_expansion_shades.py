@@ -45,3 +45,18 @@ def test_the_picture_tints_expanded_cells_along_the_ramp_first_to_last():
     assert rgb[0].tolist() == rgb[101].tolist() == [255.0] * 3
     green = rgb[order, 1]  # the ramp's green rises from first to last
     assert np.all(np.diff(green) >= 0) and green[-1] > green[0]
+
+
+def test_the_legend_sits_below_the_picture_with_every_colour_it_names(tmp_path):
+    from PIL import Image
+
+    picture = Image.new("RGB", (600, 100), render.FREE_RGB)
+    framed = render.with_legend(picture)
+    assert framed.size == (600, 100 + render.LEGEND_PX)
+    below = {tuple(c) for c in np.asarray(framed)[100:].reshape(-1, 3).tolist()}
+    for colour in (render.OBSTACLE_RGB, render.PATH_RGB, render.START_RGB, render.GOAL_RGB):
+        assert colour in below
+    first = render.EXPANDED_RAMP_RGB[0] * render.EXPANDED_TINT_WEIGHT + 255.0 * (
+        1 - render.EXPANDED_TINT_WEIGHT
+    )
+    assert tuple(first.astype(np.uint8).tolist()) in below
