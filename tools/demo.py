@@ -26,14 +26,14 @@ from pathlib import Path
 import numpy as np
 import rclpy
 from draw_maps import FLOOR_GOAL_CELL, FLOOR_START_CELL  # beside this script, in tools/
+from gallery import search_animation  # beside this script, in tools/
 from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
 from grid_planner_interfaces.srv import ComputePath, SolvePuzzle
 from nav_msgs.msg import OccupancyGrid
 from nav_msgs.msg import Path as PathMsg
 from rclpy.executors import SingleThreadedExecutor
 
-from grid_planner.animation import puzzle_frames, save_gif, search_frames
-from grid_planner.grid import plan
+from grid_planner.animation import puzzle_frames, save_gif
 from grid_planner.grid.planning_grid import PlanningGrid
 from grid_planner.nodes.conversions import msg_to_map
 from grid_planner.nodes.paths import config_file
@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "build" / "demo"
 HARD_BOARD = [8, 6, 7, 2, 5, 4, 3, 0, 1]
 SERVICES = ("/plan_path", "/compute_path", "/solve_puzzle", "/map_server/map")
-COMPARED = ("bfs", "dfs", "astar")
+COMPARED = ("bfs", "dfs", "astar")  # as in the GIF (`gallery.ANIMATED`)
 
 
 @dataclass(frozen=True)
@@ -172,10 +172,8 @@ def run_demo(node, map_yaml: Path, files: list[Path]) -> None:
         print(f"[demo]   {algorithm:>9}  {answer.path_length:>6.2f} m  "
               f"{len(answer.path.poses) - 1:>5}  {answer.nodes_expanded:>8,}  "
               f"{seconds * 1000:>7.2f}")
-    found = [plan(grid, FLOOR_START_CELL, FLOOR_GOAL_CELL, name, record_expanded=True)
-             for name in COMPARED]
     gif = OUTPUT / "search.gif"
-    save_gif(search_frames(grid, found, frames=60, width=860), gif)
+    search_animation(grid, gif)
     files.append(gif)
 
     client = node.create_client(SolvePuzzle, "solve_puzzle")

@@ -102,3 +102,15 @@ def test_puzzle_gif_plays_the_solution_move_by_move(capsys, tmp_path):
     last = gif.convert("RGB")
     assert animation.PLACED_RGB in colours(last)  # every tile home: green
     assert animation.TILE_RGB not in colours(last)
+
+
+def test_the_gallery_draws_the_floor_plan_its_searches_and_the_puzzle(capsys, tmp_path):
+    from gallery import GIF_FRAMES, GIF_WIDTH
+    from gallery import main as gallery
+
+    assert gallery(["--out", str(tmp_path)]) == 0
+    search = Image.open(tmp_path / "search.gif")
+    assert search.n_frames == GIF_FRAMES and search.width <= GIF_WIDTH
+    assert Image.open(tmp_path / "puzzle.gif").n_frames == 32  # the start and 31 moves
+    picture = Image.open(tmp_path / "floor_plan_astar.png")
+    assert picture.height == 2 * 180 + render.LEGEND_PX  # 2 px a cell, then the legend
