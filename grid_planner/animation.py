@@ -58,7 +58,9 @@ def check_frames(frames: int, width: int) -> None:
 class _Panel:
     """One plan's panel: the block geometry, its map picture, and each block's first rank."""
 
-    def __init__(self, grid: PlanningGrid, found: GridPlan, panel_width: int) -> None:
+    def __init__(
+        self, grid: PlanningGrid, found: GridPlan, panel_width: int, picture: np.ndarray
+    ) -> None:
         self.found = found
         self.height_cells, self.width_cells = grid.height, grid.width
         # A block is b x b cells shown as s x s pixels: b > 1 shrinks, s > 1 enlarges.
@@ -70,19 +72,22 @@ class _Panel:
         )
         self.total = int(ranks.max()) + 1 if ranks.size else 0
         ranks = np.where(ranks < 0, np.iinfo(np.int64).max, ranks)
-        picture = plan_rgb(grid).astype(np.float64)  # top row first
         self.ranks = self._reduce(ranks.reshape(grid.height, grid.width)[::-1], np.min)
-        self.base = self._reduce(picture, np.mean)
+        self.base = self._reduce(picture, np.mean).astype(np.float32)
 
     def _reduce(self, cells: np.ndarray, how) -> np.ndarray:
+        """`cells` (rows x columns [x channels]) reduced over each block by `how` (np.min, or
+        np.mean, which sums in float32 rather than copying a map-sized array to float64)."""
         b = self.block
         if b == 1:
-            return cells
+            return cells.astype(np.float32) if how is np.mean else cells
         rows, cols = -(-cells.shape[0] // b), -(-cells.shape[1] // b)
         pad = [(0, rows * b - cells.shape[0]), (0, cols * b - cells.shape[1])]
         pad += [(0, 0)] * (cells.ndim - 2)
         padded = np.pad(cells, pad, mode="edge")
         shaped = padded.reshape(rows, b, cols, b, *cells.shape[2:])
+        if how is np.mean:
+            return np.mean(shaped, axis=(1, 3), dtype=np.float32)
         return how(shaped, axis=(1, 3))
 
     @property
@@ -135,7 +140,8 @@ def search_frames(
     if not plans:
         raise ValueError("no plans to animate")
     panel_width = max(1, (width - GAP_PX * (len(plans) - 1)) // len(plans))
-    panels = [_Panel(grid, found, panel_width) for found in plans]
+    picture = plan_rgb(grid)  # the map once for every panel, top row first (uint8)
+    panels = [_Panel(grid, found, panel_width, picture) for found in plans]
     map_w, map_h = panels[0].size
     total_width = len(panels) * map_w + GAP_PX * (len(panels) - 1)
     if frames > total_width:
