@@ -73,7 +73,7 @@ class _Panel:
         self.total = int(ranks.max()) + 1 if ranks.size else 0
         ranks = np.where(ranks < 0, np.iinfo(np.int64).max, ranks)
         self.ranks = self._reduce(ranks.reshape(grid.height, grid.width)[::-1], np.min)
-        self.base = self._reduce(picture, np.mean).astype(np.float32)
+        self.base = self._reduce(picture, np.mean)
 
     def _reduce(self, cells: np.ndarray, how) -> np.ndarray:
         """`cells` (rows x columns [x channels]) reduced over each block by `how` (np.min, or
