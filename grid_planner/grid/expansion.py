@@ -20,11 +20,16 @@ def expansion_ranks(order: np.ndarray, cell_count: int) -> np.ndarray:
     """Per cell (int64, `cell_count` of them) the rank of its first expansion in `order`
     (0 for the first cell expanded), NOT_EXPANDED for a cell never expanded."""
     order = np.asarray(order, dtype=np.int64).reshape(-1)
-    ranks = np.full(cell_count, NOT_EXPANDED, dtype=np.int64)
-    if order.size == 0:
-        return ranks
-    cells, first_seen = np.unique(order, return_index=True)
-    ranks[cells[np.argsort(first_seen, kind="stable")]] = np.arange(cells.size)
+    unseen = np.iinfo(np.int64).max
+    # Each cell's first place in the order: O(order + cells), no sort (np.unique took seconds
+    # on a 10-million-cell search).
+    ranks = np.full(cell_count, unseen, dtype=np.int64)
+    np.minimum.at(ranks, order, np.arange(order.size, dtype=np.int64))
+    expanded = np.flatnonzero(ranks != unseen)
+    if expanded.size < order.size:  # some cell listed twice: close the gaps in the places
+        places = ranks[expanded]
+        ranks[expanded[np.argsort(places, kind="stable")]] = np.arange(expanded.size)
+    ranks[ranks == unseen] = NOT_EXPANDED
     return ranks
 
 
