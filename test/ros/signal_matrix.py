@@ -44,6 +44,9 @@ PLAN_SIDE = 1000  # an open map: bidirectional_bfs corner to corner takes ~2 s
 MAP_SIDE = 2000  # a cluttered map with a robot radius: preparing its grid takes ~1 s
 BUSY_CPU_S = 0.15  # CPU seconds a node spends after a request before it counts as busy with it
 ALLOWED_STDERR = ("[INFO]", "[DEBUG]")
+# A case that tested nothing (its set-up failed, or the signal came while the interpreter was
+# still importing, before any program code could install a handler) is run again, this often.
+ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,13 @@ class Outcome:
     returncode: int | None
     problem: str
     stderr: str
+    attempts: int = 1
+
+    def tested_nothing(self) -> bool:
+        """Set-up failed, or the signal interrupted the interpreter's start-up, not the program."""
+        if self.problem.startswith("set-up failed"):
+            return True
+        return "KeyboardInterrupt" in self.stderr and ", in main" not in self.stderr
 
 
 def _command(node: str, namespace: str, pattern: Pattern) -> list[str]:
@@ -181,10 +191,16 @@ class Case:
     def __init__(self, node: str, pattern_name: str, workdir: Path, dds: MatrixClient) -> None:
         self.node, self.pattern_name = node, pattern_name
         self.pattern = PATTERNS[pattern_name]
-        self.workdir = workdir
+        self.root = workdir
         self.dds = dds
+        self._new_attempt(1)
+
+    def _new_attempt(self, attempt: int) -> None:
+        """A fresh namespace and working folder for attempt number `attempt`."""
         self.namespace = f"sm{uuid.uuid4().hex[:10]}"
-        self.stderr_path = workdir / "stderr.log"
+        self.workdir = self.root / f"attempt{attempt}"
+        self.workdir.mkdir(parents=True)
+        self.stderr_path = self.workdir / "stderr.log"
 
     def stderr(self) -> str:
         return self.stderr_path.read_text(errors="replace")
@@ -233,6 +249,17 @@ class Case:
             raise RuntimeError("the map was ready before the signal")
 
     def run(self) -> Outcome:
+        """Run the case, again (up to ATTEMPTS) while an attempt tested nothing."""
+        outcome = self._run_once()
+        for attempt in range(2, ATTEMPTS + 1):
+            if not outcome.tested_nothing():
+                break
+            self._new_attempt(attempt)
+            outcome = self._run_once()
+            outcome.attempts = attempt
+        return outcome
+
+    def _run_once(self) -> Outcome:
         """Start the executable, signal it as the pattern says and judge the exit."""
         stdout_path = self.workdir / "stdout.log"
         with stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
@@ -317,5 +344,7 @@ def summary(outcomes: list[Outcome]) -> str:
                 kinds = Counter(o.problem.split(":")[0] for o in outcomes
                                 if (o.node, o.pattern) == (node, name) and o.problem)
                 problems.append(f"  {node} / {name}: {dict(kinds)}; first: {first.problem}")
-    lines.append(f"all: {sum(clean.values())}/{sum(total.values())} clean")
+    repeated = sum(o.attempts > 1 for o in outcomes)
+    lines.append(f"all: {sum(clean.values())}/{sum(total.values())} clean "
+                 f"({repeated} cases run again after an attempt that tested nothing)")
     return "\n".join(lines + problems)
