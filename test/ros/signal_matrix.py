@@ -44,8 +44,8 @@ PLAN_SIDE = 1000  # an open map: bidirectional_bfs corner to corner takes ~2 s
 MAP_SIDE = 2000  # a cluttered map with a robot radius: preparing its grid takes ~1 s
 BUSY_CPU_S = 0.15  # CPU seconds a node spends after a request before it counts as busy with it
 ALLOWED_STDERR = ("[INFO]", "[DEBUG]")
-# A case that tested nothing (its set-up failed, or the signal came while the interpreter was
-# still importing, before any program code could install a handler) is run again, this often.
+# A case that tested nothing (its set-up failed, or the signal came while the interpreter itself
+# was starting, before any program code could install a handler) is run again, this often.
 ATTEMPTS = 3
 
 
@@ -97,12 +97,6 @@ class Outcome:
     problem: str
     stderr: str
     attempts: int = 1
-
-    def tested_nothing(self) -> bool:
-        """Set-up failed, or the signal interrupted the interpreter's start-up, not the program."""
-        if self.problem.startswith("set-up failed"):
-            return True
-        return "KeyboardInterrupt" in self.stderr and ", in main" not in self.stderr
 
 
 def _command(node: str, namespace: str, pattern: Pattern) -> list[str]:
@@ -252,12 +246,25 @@ class Case:
         """Run the case, again (up to ATTEMPTS) while an attempt tested nothing."""
         outcome = self._run_once()
         for attempt in range(2, ATTEMPTS + 1):
-            if not outcome.tested_nothing():
+            if not self._tested_nothing(outcome):
                 break
             self._new_attempt(attempt)
             outcome = self._run_once()
             outcome.attempts = attempt
         return outcome
+
+    def _tested_nothing(self, outcome: Outcome) -> bool:
+        """The set-up failed, or the signal stopped the interpreter's own start-up: it died of
+        the signal or of a KeyboardInterrupt before the program's entry point ran (no
+        `run_entry` frame in a traceback, nothing logged)."""
+        if outcome.problem.startswith("set-up failed"):
+            return True
+        if self.pattern.trigger != "start" or "run_entry" in outcome.stderr:
+            return False
+        if "[INFO]" in outcome.stderr:
+            return False
+        killed = outcome.returncode in (-signal.SIGINT, -signal.SIGTERM)
+        return killed or "KeyboardInterrupt" in outcome.stderr
 
     def _run_once(self) -> Outcome:
         """Start the executable, signal it as the pattern says and judge the exit."""
