@@ -46,6 +46,7 @@ class ReceivedPlan:
 
     indices: np.ndarray
     expanded: np.ndarray | None
+    smoothing: str = "none"  # the demo's node plans unsmoothed: the path is drawn as planned
 
 
 def wait_for(condition, timeout: float, what: str) -> None:
