@@ -48,7 +48,7 @@ lint: setup
 # The kernel tests run twice: compiled, then as plain Python (NUMBA_DISABLE_JIT=1), so the code
 # paths that machines without numba take through the kernels are covered too.
 test: lint test-env
-	$(ROS_ENV) GRID_PLANNER_SHARED=$(abspath $(SHARED)) $(BIN)/python -m pytest test
+	$(ROS_ENV) GRID_PLANNER_SHARED=$(abspath $(SHARED)) $(BIN)/python -m pytest --durations=15 test
 	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -m kernel test/core
 
 demo: setup

@@ -55,7 +55,7 @@ class ReceivedPlan:
 
     indices: np.ndarray
     expanded: np.ndarray | None
-    smoothing: str = "none"
+    smoothing: str = "none"  # the demo's node plans unsmoothed: the path is drawn as planned
     points: np.ndarray | None = None
 
 
