@@ -13,7 +13,7 @@ PACKAGE_SOURCES := setup.py setup.cfg package.xml resource/grid_planner \
 SHARED ?= $(or $(GRID_PLANNER_SHARED),../shared)
 ROS_ENV := AMENT_PREFIX_PATH=$(abspath $(VENV)) ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
 
-.PHONY: setup test-env test lint demo bench colcon clean
+.PHONY: setup test-env test lint demo gallery bench colcon clean
 
 setup: $(VENV)/.stamp-package
 
@@ -53,6 +53,10 @@ test: lint test-env
 
 demo: setup
 	$(ROS_ENV) $(BIN)/python tools/demo.py
+
+# The README's pictures (docs/images/, committed): the floor plan, its searches, a puzzle.
+gallery: setup
+	$(BIN)/python tools/gallery.py
 
 bench: setup
 	$(BIN)/python bench/run_all.py
