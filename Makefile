@@ -13,7 +13,7 @@ PACKAGE_SOURCES := setup.py setup.cfg package.xml resource/grid_planner \
 SHARED ?= $(or $(GRID_PLANNER_SHARED),../shared)
 ROS_ENV := AMENT_PREFIX_PATH=$(abspath $(VENV)) ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
 
-.PHONY: setup test-env test lint demo bench colcon clean
+.PHONY: setup test-env test lint demo gallery bench colcon clean
 
 setup: $(VENV)/.stamp-package
 
@@ -48,11 +48,15 @@ lint: setup
 # The kernel tests run twice: compiled, then as plain Python (NUMBA_DISABLE_JIT=1), so the code
 # paths that machines without numba take through the kernels are covered too.
 test: lint test-env
-	$(ROS_ENV) GRID_PLANNER_SHARED=$(abspath $(SHARED)) $(BIN)/python -m pytest test
+	$(ROS_ENV) GRID_PLANNER_SHARED=$(abspath $(SHARED)) $(BIN)/python -m pytest --durations=15 test
 	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -m kernel test/core
 
 demo: setup
 	$(ROS_ENV) $(BIN)/python tools/demo.py
+
+# The README's pictures (docs/images/, committed): the floor plan, its searches, a puzzle.
+gallery: setup
+	$(BIN)/python tools/gallery.py
 
 bench: setup
 	$(BIN)/python bench/run_all.py

@@ -26,10 +26,10 @@ setup(
     license="Apache-2.0",
     entry_points={
         "console_scripts": [
-            "planner_node = grid_planner.nodes.runtime:planner_node",
-            "puzzle_node = grid_planner.nodes.runtime:puzzle_node",
-            "map_publisher = grid_planner.nodes.runtime:map_publisher",
-            "bringup = grid_planner.nodes.runtime:bringup",
+            "planner_node = grid_planner.nodes.entry:planner_node",
+            "puzzle_node = grid_planner.nodes.entry:puzzle_node",
+            "map_publisher = grid_planner.nodes.entry:map_publisher",
+            "bringup = grid_planner.nodes.entry:bringup",
             "grid-planner = grid_planner.cli:main",
         ],
     },

@@ -6,7 +6,9 @@ lookup, fancy indexing, one nearest-neighbour resize), never pixel by pixel in P
 Map colours (`plan_png`): free white, lethal obstacle black, inflated (within robot_radius of an
 obstacle) light grey, unknown mid-grey; on a grid with a cost field (cost models `inflation` and
 `costmap`) a free cell is shaded from white towards amber with its cost. Cells the search
-expanded are tinted blue, the path's cells are red, the start a green disc and the goal a blue
+expanded are tinted by when they were expanded (`grid.expansion`), from deep blue for the first
+through blue to pale green for the last, so the picture shows the search's wave; the path's
+cells are red, the start a green disc and the goal a blue
 disc. A smoothed path is drawn as a dark red line over its searched cells, which turn pink: the
 raw path and the smoothed one in one picture. The image's top row is the map's highest row
 (grid row 0 is the bottom of the map, as in nav_msgs/OccupancyGrid).
@@ -22,6 +24,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from grid_planner.grid import GridPlan, PlanningGrid
+from grid_planner.grid.expansion import SHADE_FIRST, SHADE_LAST, expansion_shades
 
 # --- colours ----------------------------------------------------------------------------------
 
@@ -29,8 +32,9 @@ FREE_RGB = (255, 255, 255)
 INFLATED_RGB = (200, 200, 200)
 UNKNOWN_RGB = (128, 128, 128)
 OBSTACLE_RGB = (0, 0, 0)
-EXPANDED_TINT_RGB = (90, 160, 255)
-EXPANDED_TINT_WEIGHT = 0.45
+# The expansion tint's colour ramp, first expanded to last, and how much it covers a cell.
+EXPANDED_RAMP_RGB = np.array([(40, 30, 170), (40, 140, 240), (150, 230, 170)], dtype=np.float64)
+EXPANDED_TINT_WEIGHT = 0.6
 PATH_RGB = (220, 20, 20)
 RAW_PATH_RGB = (245, 160, 170)
 SMOOTHED_PATH_RGB = (150, 0, 20)
@@ -75,30 +79,44 @@ def _shade_costs(grid: PlanningGrid, rgb: np.ndarray, categories: np.ndarray) ->
     """Shade the free cells of `rgb` (flat, float) by the grid's raw costs, in place."""
     if grid.raw_costs is None:
         return
-    free = categories % len(_BASE_PALETTE) == _FREE
+    free = categories == _FREE
     share = np.clip(grid.raw_costs[free].astype(np.float64) / 252.0, 0.0, 1.0)[:, None]
     rgb[free] = rgb[free] * (1.0 - share) + np.array(COST_RGB) * share
+
+
+def ramp_rgb(share: np.ndarray) -> np.ndarray:
+    """The expansion ramp's colours (n x 3, float) at `share` (0 first expanded .. 1 last)."""
+    stops = np.linspace(0.0, 1.0, len(EXPANDED_RAMP_RGB))
+    return np.stack(
+        [np.interp(share, stops, EXPANDED_RAMP_RGB[:, channel]) for channel in range(3)], axis=1
+    )
+
+
+def tint_expanded(rgb: np.ndarray, expanded: np.ndarray | None, cell_count: int) -> None:
+    """Tint the cells of `rgb` (flat, float) that `expanded` (cells in expansion order) lists,
+    by their rank on the expansion ramp, in place."""
+    if expanded is None or expanded.size == 0:
+        return
+    shades = expansion_shades(expanded, cell_count)
+    cells = np.flatnonzero(shades)
+    share = (shades[cells] - SHADE_FIRST) / (SHADE_LAST - SHADE_FIRST)
+    rgb[cells] = rgb[cells] * (1.0 - EXPANDED_TINT_WEIGHT) + ramp_rgb(share) * (
+        EXPANDED_TINT_WEIGHT
+    )
 
 
 def plan_rgb(grid: PlanningGrid, found: GridPlan | None = None) -> np.ndarray:
     """The `(height, width, 3)` uint8 picture of `grid` (one pixel per cell), top row = highest.
 
-    With `found`: its expanded cells (when the plan recorded them) tinted, its path red (pink
-    when it was smoothed: the line is drawn by `plan_image`), the start and goal cells in their
-    colours.
+    With `found`: its expanded cells (when the plan recorded them) tinted by expansion order,
+    its path red (pink when it was smoothed: the line is drawn by `plan_image`), the start and
+    goal cells in their colours.
     """
-    palette = np.vstack(
-        (
-            _BASE_PALETTE,
-            _BASE_PALETTE * (1.0 - EXPANDED_TINT_WEIGHT)
-            + np.array(EXPANDED_TINT_RGB) * EXPANDED_TINT_WEIGHT,
-        )
-    ).astype(np.uint8)
     categories = cell_categories(grid)
-    if found is not None and found.expanded is not None and found.expanded.size:
-        categories[found.expanded] += len(_BASE_PALETTE)  # the tinted half of the palette
-    rgb = palette[categories].astype(np.float64)  # (cells, 3)
+    rgb = _BASE_PALETTE[categories]  # (cells, 3), float
     _shade_costs(grid, rgb, categories)
+    if found is not None:
+        tint_expanded(rgb, found.expanded, grid.cell_count)
     rgb = rgb.astype(np.uint8)
     if found is not None:
         rgb[found.indices] = PATH_RGB if found.smoothing == "none" else RAW_PATH_RGB
@@ -141,14 +159,54 @@ def plan_image(grid: PlanningGrid, found: GridPlan | None = None, scale: int | N
     return image
 
 
+LEGEND_PX = 46
+_LEGEND_SWATCHES = (
+    ("free", FREE_RGB), ("obstacle", OBSTACLE_RGB), ("inflated", INFLATED_RGB),
+    ("unknown", UNKNOWN_RGB), ("path", PATH_RGB), ("start", START_RGB), ("goal", GOAL_RGB),
+)
+
+
+def with_legend(image: Image.Image) -> Image.Image:
+    """`image` above a legend: the map colours, the path and its ends, and the expansion
+    ramp from the first cell expanded to the last."""
+    font = text_font(12)
+    probe = ImageDraw.Draw(image)
+    swatches_width = sum(22 + math.ceil(probe.textlength(name, font=font)) + 10
+                         for name, _ in _LEGEND_SWATCHES)
+    width = max(image.width, swatches_width + 12)
+    framed = Image.new("RGB", (width, image.height + LEGEND_PX), FREE_RGB)
+    framed.paste(image, (0, 0))
+    draw = ImageDraw.Draw(framed)
+    x, y = 6, image.height + 6
+    for name, colour in _LEGEND_SWATCHES:
+        draw.rectangle((x, y, x + 14, y + 12), fill=colour, outline=(90, 90, 90))
+        draw.text((x + 18, y), name, fill=(0, 0, 0), font=font)
+        x += 22 + math.ceil(draw.textlength(name, font=font)) + 10
+    y += 20
+    label = "expanded, first to last:"
+    draw.text((6, y), label, fill=(0, 0, 0), font=font)
+    left = 6 + math.ceil(draw.textlength(label, font=font)) + 8
+    span = max(40, min(240, width - left - 6))
+    tint = ramp_rgb(np.linspace(0.0, 1.0, span)) * EXPANDED_TINT_WEIGHT + np.array(FREE_RGB) * (
+        1.0 - EXPANDED_TINT_WEIGHT
+    )
+    for i, colour in enumerate(tint.astype(np.uint8).tolist()):
+        draw.line((left + i, y + 1, left + i, y + 12), fill=tuple(colour))
+    return framed
+
+
 def plan_png(
     grid: PlanningGrid,
     found: GridPlan | None,
     path: str | Path,
     scale: int | None = None,
+    legend: bool = False,
 ) -> tuple[int, int]:
-    """Write the plan picture (see the module docstring) as a PNG; returns its (width, height)."""
+    """Write the plan picture (see the module docstring) as a PNG, with a legend below it when
+    `legend`; returns its (width, height)."""
     image = plan_image(grid, found, scale)
+    if legend:
+        image = with_legend(image)
     # Level 3 writes a 4096 x 4096 map about twice as fast as the default 6, 20% larger.
     image.save(Path(path), format="PNG", compress_level=3)
     return image.size
@@ -234,7 +292,8 @@ BAR_LIMIT_RGB = (235, 140, 30)
 BAR_FAILED_RGB = (160, 160, 160)
 
 
-def _font(size: int):
+def text_font(size: int):
+    """Pillow's default font at `size` px (its small bitmap font where FreeType is missing)."""
     try:
         return ImageFont.load_default(size=size)
     except (TypeError, OSError):  # Pillow < 10.1 or no FreeType: the small bitmap font
@@ -262,7 +321,7 @@ def bar_chart_png(
         raise ValueError("labels and values must have the same length")
     notes = list(notes) if notes is not None else [""] * len(labels)
     kinds = list(kinds) if kinds is not None else ["ok"] * len(labels)
-    font, small = _font(14), _font(12)
+    font, small = text_font(14), text_font(12)
     probe = ImageDraw.Draw(Image.new("RGB", (1, 1)))
 
     def text_width(text: str, which=font) -> int:

@@ -34,6 +34,7 @@ TF_REMAPPINGS = [("/tf", "tf"), ("/tf_static", "tf_static")]
 # What planner_server needs to plan on Nav2's global costmap; the params file may override it.
 PLANNER_ON_COSTMAP = {
     "map_topic": "global_costmap/costmap",
+    "cost_model": "costmap",
     "occupied_threshold": 99,
     "robot_radius": 0.0,
     "allow_unknown": True,

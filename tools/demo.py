@@ -1,11 +1,15 @@
 """`make demo`: start bringup, then drive it over ROS 2 like RViz and a service client would.
 
-1. starts `bringup` (map_publisher + grid_planner + puzzle_solver) on the tutorial grid map;
+1. starts `bringup` (map_publisher + grid_planner + puzzle_solver) on the floor plan the project
+   draws (`tools/draw_maps.py`: offices, a corridor, a warehouse with shelves; 280 x 180 cells);
 2. waits for the latched map on `map` and for the nodes' services;
-3. sets the start on `initialpose`, sends an RViz-style goal on `goal_pose`, receives `plan`,
-   prints the path on the map in ASCII and writes a PNG;
-4. asks `solve_puzzle` for one of the two hardest 8-puzzles and prints the solution;
-5. stops bringup with SIGINT and exits 0 only if every step worked.
+3. sets the start on `initialpose`, sends an RViz-style goal on `goal_pose`, receives `plan` and
+   `expanded_cells` (shaded by expansion order) and draws them as a PNG with a legend;
+4. plans the same trip with BFS, DFS and A* on `compute_path` and prints length, cells
+   expanded and time, then animates the three searches side by side as a GIF;
+5. asks `solve_puzzle` for one of the two hardest 8-puzzles, prints the solution and plays it
+   as a GIF;
+6. stops bringup with SIGINT, says where the files are, and exits 0 only if every step worked.
 """
 
 from __future__ import annotations
@@ -21,31 +25,38 @@ from pathlib import Path
 
 import numpy as np
 import rclpy
+from draw_maps import FLOOR_GOAL_CELL, FLOOR_START_CELL  # beside this script, in tools/
+from gallery import search_animation  # beside this script, in tools/
 from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
-from grid_planner_interfaces.srv import SolvePuzzle
+from grid_planner_interfaces.srv import ComputePath, SolvePuzzle
 from nav_msgs.msg import OccupancyGrid
 from nav_msgs.msg import Path as PathMsg
 from rclpy.executors import SingleThreadedExecutor
 
+from grid_planner.animation import puzzle_frames, save_gif
 from grid_planner.grid.planning_grid import PlanningGrid
 from grid_planner.nodes.conversions import msg_to_map
 from grid_planner.nodes.paths import config_file
 from grid_planner.nodes.qos import COMMAND_QOS, MAP_QOS, PLAN_QOS
-from grid_planner.puzzle import format_board, replay_boards
-from grid_planner.render import plan_ascii, plan_png
+from grid_planner.puzzle import default_goal, format_board, replay_boards
+from grid_planner.render import plan_png
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "build" / "demo"
 HARD_BOARD = [8, 6, 7, 2, 5, 4, 3, 0, 1]
 SERVICES = ("/plan_path", "/compute_path", "/solve_puzzle", "/map_server/map")
+COMPARED = ("bfs", "dfs", "astar")  # as in the GIF (`gallery.ANIMATED`)
 
 
 @dataclass(frozen=True)
 class ReceivedPlan:
-    """What the renderer reads of a plan, rebuilt from the `plan` and `expanded_cells` topics."""
+    """What the renderer reads of a plan, rebuilt from the `plan` and `expanded_cells` topics:
+    `expanded` lists the cells by their shade (1 first .. 98 last), the order the topic keeps."""
 
     indices: np.ndarray
     expanded: np.ndarray | None
+    smoothing: str = "none"  # the demo's node plans unsmoothed: the path is drawn as planned
+    points: np.ndarray | None = None
 
 
 def wait_for(condition, timeout: float, what: str) -> None:
@@ -88,8 +99,20 @@ def pose_msg(x: float, y: float) -> PoseStamped:
     return msg
 
 
-def run_demo(node, map_yaml: Path) -> None:
-    """Steps 2-4 against a running bringup."""
+def call(node, client, request, timeout: float = 60.0):
+    """A service call's answer; RuntimeError when it does not come within `timeout`."""
+    if not client.wait_for_service(timeout_sec=30):
+        raise RuntimeError(f"{client.srv_name} is not available")
+    future = client.call_async(request)
+    done = threading.Event()
+    future.add_done_callback(lambda _f: done.set())
+    if not done.wait(timeout):
+        raise RuntimeError(f"{client.srv_name} did not answer within {timeout:.0f} s")
+    return future.result()
+
+
+def run_demo(node, map_yaml: Path, files: list[Path]) -> None:
+    """Steps 2-5 against a running bringup; the files written go into `files`."""
     maps: list[OccupancyGrid] = []
     plans: list[PathMsg] = []
     expanded: list[OccupancyGrid] = []
@@ -102,12 +125,13 @@ def run_demo(node, map_yaml: Path) -> None:
     wait_for(lambda: maps, 30, "the latched map on 'map'")
     occupancy = msg_to_map(maps[0])
     print(f"[demo] map received on 'map': {occupancy.width} x {occupancy.height} cells at "
-          f"{occupancy.resolution} m ({map_yaml.name})")
+          f"{occupancy.resolution:.3g} m ({map_yaml.name})")
     wait_for(lambda: all(s in dict(node.get_service_names_and_types()) for s in SERVICES),
              30, "the nodes' services")
     print(f"[demo] services advertised: {', '.join(SERVICES)}")
 
-    start_xy, goal_xy = occupancy.cell_to_world(0, 7), occupancy.cell_to_world(9, 0)
+    start_xy = occupancy.cell_to_world(*FLOOR_START_CELL)
+    goal_xy = occupancy.cell_to_world(*FLOOR_GOAL_CELL)
     wait_for(lambda: goal_pub.get_subscription_count() > 0 and
              initial_pub.get_subscription_count() > 0, 30, "the planner's subscriptions")
     initial = PoseWithCovarianceStamped()
@@ -115,32 +139,46 @@ def run_demo(node, map_yaml: Path) -> None:
     initial.pose.pose = pose_msg(*start_xy).pose
     initial_pub.publish(initial)
     goal_pub.publish(pose_msg(*goal_xy))
-    print(f"[demo] start {start_xy} m (initialpose), RViz-style goal {goal_xy} m (goal_pose)")
+    print(f"[demo] start ({start_xy[0]:.2f}, {start_xy[1]:.2f}) m (initialpose), RViz-style "
+          f"goal ({goal_xy[0]:.2f}, {goal_xy[1]:.2f}) m (goal_pose)")
     wait_for(lambda: plans and expanded, 30, "a plan on 'plan' and its expanded cells")
     path = plans[-1]
     cells = [occupancy.world_to_cell(p.pose.position.x, p.pose.position.y) for p in path.poses]
-    searched = np.flatnonzero(np.asarray(expanded[-1].data) == 100)
+    shades = np.asarray(expanded[-1].data, dtype=np.int64)
+    searched = np.flatnonzero(shades)
+    searched = searched[np.argsort(shades[searched], kind="stable")]
     print(f"[demo] plan received: {len(path.poses)} poses, {len(cells) - 1} steps "
-          f"(frame '{path.header.frame_id}'), {searched.size} cells expanded")
+          f"(frame '{path.header.frame_id}'), {searched.size} cells expanded, shaded 1..98 "
+          "by expansion order on 'expanded_cells'")
     received = ReceivedPlan(
         indices=np.array([y * occupancy.width + x for x, y in cells]), expanded=searched
     )
     grid = PlanningGrid(occupancy)
-    print(plan_ascii(grid, received))
     png = OUTPUT / "plan.png"
-    plan_png(grid, received, png)
-    print(f"[demo] picture of the plan: {png.relative_to(ROOT)}")
+    plan_png(grid, received, png, legend=True)
+    files.append(png)
+
+    compute = node.create_client(ComputePath, "compute_path")
+    print(f"[demo] the same trip on 'compute_path' ({occupancy.width} x {occupancy.height} "
+          f"cells of {occupancy.resolution:.3g} m):")
+    print(f"[demo]   {'algorithm':>9}  {'length':>8}  {'steps':>5}  {'expanded':>8}  {'ms':>7}")
+    for algorithm in COMPARED:
+        request = ComputePath.Request(goal=pose_msg(*goal_xy), start=pose_msg(*start_xy),
+                                      use_start=True, algorithm=algorithm)
+        answer = call(node, compute, request)
+        if answer.error_code != ComputePath.Response.NONE:
+            raise RuntimeError(f"compute_path with {algorithm} failed: {answer.error_msg}")
+        seconds = answer.planning_time.sec + answer.planning_time.nanosec * 1e-9
+        print(f"[demo]   {algorithm:>9}  {answer.path_length:>6.2f} m  "
+              f"{len(answer.path.poses) - 1:>5}  {answer.nodes_expanded:>8,}  "
+              f"{seconds * 1000:>7.2f}")
+    gif = OUTPUT / "search.gif"
+    search_animation(grid, gif)
+    files.append(gif)
 
     client = node.create_client(SolvePuzzle, "solve_puzzle")
-    if not client.wait_for_service(timeout_sec=30):
-        raise RuntimeError("solve_puzzle is not available")
     request = SolvePuzzle.Request(board=HARD_BOARD, algorithm="astar", heuristic="linear_conflict")
-    future = client.call_async(request)
-    done = threading.Event()
-    future.add_done_callback(lambda _f: done.set())
-    if not done.wait(60):
-        raise RuntimeError("solve_puzzle did not answer within 60 s")
-    answer = future.result()
+    answer = call(node, client, request)
     if not answer.success:
         raise RuntimeError(f"solve_puzzle failed: {answer.message}")
     print(f"[demo] solve_puzzle {HARD_BOARD} (A*, linear conflict): {answer.message}; "
@@ -151,11 +189,15 @@ def run_demo(node, map_yaml: Path) -> None:
     print(format_board(boards[0]))
     print()
     print(format_board(boards[-1]))
+    puzzle_gif = OUTPUT / "puzzle.gif"
+    save_gif(puzzle_frames(boards, list(answer.moves), default_goal(3)), puzzle_gif, 400)
+    files.append(puzzle_gif)
 
 
 def main() -> int:
     """Run the whole demo; exit code 0 when every step worked."""
-    map_yaml = config_file("maps/tutorial_grid.yaml")
+    began = time.monotonic()
+    map_yaml = config_file("maps/floor_plan.yaml")
     OUTPUT.mkdir(parents=True, exist_ok=True)
     log_path = OUTPUT / "bringup.log"
     os.environ.setdefault("ROS_DOMAIN_ID", str(1 + os.getpid() % 100))
@@ -170,8 +212,9 @@ def main() -> int:
     spinner = threading.Thread(target=executor.spin, daemon=True)
     spinner.start()
     failure = None
+    files: list[Path] = []
     try:
-        run_demo(node, map_yaml)
+        run_demo(node, map_yaml, files)
     except RuntimeError as error:
         failure = error
     finally:
@@ -183,6 +226,9 @@ def main() -> int:
         print(f"[demo] FAILED: {failure}\n--- bringup log ---\n{log_path.read_text()}")
         return 1
     print(f"[demo] bringup stopped cleanly (exit code {code})")
+    for written in files:
+        print(f"[demo] wrote {written.relative_to(ROOT)} ({written.stat().st_size / 1024:,.0f} kB)")
+    print(f"[demo] done in {time.monotonic() - began:.1f} s")
     return 0 if code == 0 else 1
 
 

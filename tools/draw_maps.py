@@ -1,4 +1,5 @@
-"""Draw the maps that the project ships (`config/maps/`): the tutorial grid and the demo map.
+"""Draw the maps that the project ships (`config/maps/`): the tutorial grid, the demo map and
+the floor plan that `make demo` and `make gallery` plan on.
 
     .venv/bin/python tools/draw_maps.py [--out config/maps]
 
@@ -86,7 +87,57 @@ def demo_map() -> OccupancyMap:
     )
 
 
-SHIPPED_MAPS = {"tutorial_grid": tutorial_grid, "demo_map": demo_map}
+FLOOR_WIDTH = 280
+FLOOR_HEIGHT = 180
+FLOOR_RESOLUTION = 0.05
+# Where `make demo` and `make gallery` plan from and to: an office desk to the warehouse's far
+# corner, cells (x, y) from the bottom left.
+FLOOR_START_CELL = (14, 14)
+FLOOR_GOAL_CELL = (262, 166)
+
+
+def floor_plan() -> OccupancyMap:
+    """An office floor beside a warehouse: 280 x 180 cells at 0.05 m (14 m x 9 m).
+
+    Left, offices on both sides of a corridor, each with a door onto it and a desk; right, a
+    warehouse of shelf rows (0.3 m deep) with aisles, a cross aisle and a loading bay. Two
+    doors join the halves. Walls are 0.1 m thick, doors 0.8 m wide.
+    """
+    cells = np.zeros((FLOOR_HEIGHT, FLOOR_WIDTH), dtype=np.int8)
+
+    def block(x0: int, x1: int, y0: int, y1: int, value: int = OCCUPIED) -> None:
+        cells[y0 : y1 + 1, x0 : x1 + 1] = value
+
+    last_x, last_y = FLOOR_WIDTH - 1, FLOOR_HEIGHT - 1
+    block(0, last_x, 0, 1)
+    block(0, last_x, last_y - 1, last_y)
+    block(0, 1, 0, last_y)
+    block(last_x - 1, last_x, 0, last_y)
+    # The corridor (y 80..99) between the office rows; office walls every 30 cells.
+    block(0, 110, 78, 79)
+    block(0, 110, 100, 101)
+    for x in (30, 60, 90):
+        block(x, x + 1, 0, 78)
+        block(x, x + 1, 100, last_y)
+    for x in (2, 32, 62, 92):  # one door per office onto the corridor
+        block(x + 6, x + 21, 78, 79, 0)
+        block(x + 6, x + 21, 100, 101, 0)
+        block(x + 4, x + 16, 30, 36)  # desks
+        block(x + 8, x + 20, 140, 146)
+    # Office | warehouse wall with two doors.
+    block(110, 111, 0, last_y)
+    block(110, 111, 82, 97, 0)
+    block(110, 111, 20, 35, 0)
+    # Shelf rows, 6 cells deep, broken by a cross aisle (y 84..95); a loading bay at the top.
+    for y in range(16, 150, 22):
+        for x0, x1 in ((124, 186), (200, 262)):
+            if not 80 <= y <= 100:
+                block(x0, x1, y, y + 5)
+    block(150, 240, 158, 163)
+    return OccupancyMap.from_rows(cells, resolution=FLOOR_RESOLUTION, top_row_first=False)
+
+
+SHIPPED_MAPS = {"tutorial_grid": tutorial_grid, "demo_map": demo_map, "floor_plan": floor_plan}
 
 
 def default_output_dir() -> Path:

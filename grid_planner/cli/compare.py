@@ -24,6 +24,7 @@ from grid_planner.puzzle.board import board_side
 from grid_planner.search import LimitKind
 from grid_planner.search.registry import GRID, domain_algorithms
 
+from .by_depth import run_by_depth
 from .output import (
     EXIT_NO_RESULT,
     EXIT_OK,
@@ -224,6 +225,10 @@ def _finish_compare(
 
 def run_compare(args: argparse.Namespace) -> int:
     """`grid-planner compare`: exit 0 if any run solved, 1 if none did, 2 for bad input."""
+    if args.by_depth:
+        return run_by_depth(args)
+    if not args.target:
+        raise InputError("compare needs a TARGET: a map file or a board (or --by-depth)")
     if _is_map_target(args.target):
         return _compare_grid(args, args.target[0])
     return _compare_puzzle(args, " ".join(args.target))

@@ -215,7 +215,8 @@ def _add_map_options(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argparse parser of `grid-planner` and its subcommands plan, puzzle and compare."""
+    """The argparse parser of `grid-planner` and its subcommands plan, puzzle, compare and
+    animate."""
     parser = _Parser(
         prog=PROG,
         description=_wrap(
@@ -308,6 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
         f"(0: no limit; default {DEFAULT_SETUP_TIMEOUT:g})",
     )
     puzzle_parser.add_argument("--json", action="store_true", help="print one JSON object")
+    puzzle_parser.add_argument("--gif", metavar="OUT.gif", help="play the solution move by move")
 
     compare_parser = commands.add_parser(
         "compare",
@@ -329,8 +331,21 @@ def build_parser() -> argparse.ArgumentParser:
         action=_StoreValues,
         display="TARGET",
         metavar="TARGET",
+        nargs="*",
+        low=0,
         help='a map file (.yaml, or an image with --resolution), or board tiles "1 2 3 ..."',
     )
+    group = compare_parser.add_argument_group("search cost by solution depth (no TARGET)")
+    group.add_argument(
+        "--by-depth", action="store_true",
+        help="the classic 8-puzzle table: mean nodes generated (with b*) and expanded by IDS, "
+        "BFS, A* (misplaced, Manhattan, linear conflict) and IDA* at depths 2, 4, ..., 24",
+    )
+    group.add_argument(
+        "--boards", type=_positive_count, default=100, metavar="N",
+        help="--by-depth: random boards a depth (default 100: about 1.5 minutes)",
+    )
+    group.add_argument("--seed", type=_count, default=0, help="--by-depth: random seed")
     compare_parser.add_argument(
         "--start", type=finite, nargs=2, metavar=("X", "Y"), help="map targets: start point"
     )
@@ -359,7 +374,50 @@ def build_parser() -> argparse.ArgumentParser:
         "--png", metavar="OUT.png", help="bar chart of the nodes expanded per run (log scale)"
     )
     compare_parser.add_argument("--json", action="store_true", help="print a JSON list of runs")
+    _add_animate_parser(commands)
     return parser
+
+
+def _add_animate_parser(commands) -> None:
+    """`animate MAP --start X Y --goal X Y --gif OUT.gif`: searches side by side as a GIF."""
+    animate = commands.add_parser(
+        "animate",
+        help="animate searches on a map side by side (GIF)",
+        description=_wrap(
+            "Plan with each algorithm on one map and write an animated GIF: one panel per "
+            "algorithm, the cells each has expanded so far (colour by expansion order), its "
+            "running count, and its path once found."
+        ),
+        epilog=f"example: {PROG} animate config/maps/tutorial_grid.yaml --cells --start 0 7 "
+        "--goal 9 0 --gif search.gif",
+        formatter_class=_Formatter,
+    )
+    animate.add_argument("map", metavar="MAP", help="map_server YAML, or PNG/PGM image")
+    for end in ("start", "goal"):
+        animate.add_argument(
+            f"--{end}", type=finite, nargs=2, metavar=("X", "Y"), required=True,
+            help=f"{end} point",
+        )
+    animate.add_argument(
+        "--algorithms", type=_name_list, default=["bfs", "dfs", "astar"], metavar="A,B",
+        help=f"comma-separated, one panel each (default bfs,dfs,astar; any of "
+        f"{','.join(domain_algorithms(GRID))})",
+    )
+    animate.add_argument("--gif", metavar="OUT.gif", required=True, help="the GIF to write")
+    animate.add_argument(
+        "--frames", type=_positive_count, default=60, metavar="N",
+        help="frames in the GIF, the last one held (default 60, at most 600)",
+    )
+    animate.add_argument(
+        "--width", type=_positive_count, default=960, metavar="PX",
+        help="the GIF's width at most (default 960); big maps are drawn in blocks of cells",
+    )
+    _add_map_options(animate)
+    animate.add_argument(
+        "--timeout", type=_non_negative, default=DEFAULT_PLAN_TIMEOUT, metavar="S",
+        help=f"planning deadline per search, 0 for none (default {DEFAULT_PLAN_TIMEOUT:g})",
+    )
+    animate.set_defaults(json=False)
 
 
 def _add_puzzle_limits(
@@ -392,7 +450,8 @@ def _add_puzzle_limits(
         type=_count,
         default=0,
         metavar="N",
-        help="puzzles: dfs/iddfs depth limit (default 0: the board's known diameter, 31 for 3x3)",
+        help="puzzles: dfs/iddfs depth limit (default 0: the board's known diameter, 31 for 3x3); "
+        "--by-depth: the deepest solutions IDS runs on (default 0: 12)",
     )
 
 

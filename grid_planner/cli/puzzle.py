@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from grid_planner.puzzle import PuzzleOutcome, PuzzleStatus, format_board, solve
 from grid_planner.puzzle.tables import Setup, cancel_builds
 
+from .animate import write_puzzle_gif
 from .output import EXIT_BAD_INPUT, EXIT_NO_RESULT, EXIT_OK, error_line, ms, print_json
 from .parser import puzzle_budget
 from .progress import table_build_bars
@@ -75,6 +76,9 @@ def run_puzzle(args: argparse.Namespace) -> int:
                 searched = f" ({outcome.nodes_expanded:,} nodes expanded)"
             error_line(f"{outcome.status.name}: {outcome.message}{searched}")
         return EXIT_NO_RESULT
+    gif_line = write_puzzle_gif(outcome, args.gif) if args.gif else None
     if not args.json:
         print(_solution_text(outcome))
+        if gif_line:
+            print(gif_line)
     return EXIT_OK

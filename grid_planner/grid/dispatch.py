@@ -37,8 +37,9 @@ for _index, (_name, _dx, _dy) in enumerate(DIRECTIONS):
 
 
 class GridSearch(NamedTuple):
-    """What `search_grid` found: the result, the path and expanded cells (flat indices, or
-    None), and the backend that ran ("numba" or "reference")."""
+    """What `search_grid` found: the result, the path, the expanded cells (flat indices in
+    expansion order, one per expansion, or None), and the backend that ran ("numba" or
+    "reference")."""
 
     result: SearchResult
     path: np.ndarray | None
@@ -99,8 +100,10 @@ def search_grid(
     the budget's max_depth) applies to algorithms that take one. `connectivity` (4 or 8) and
     `cost_travel_multiplier` (cost models with a cost field) shape the steps and their costs;
     the result's cost is in cells (a straight step on a free cell costs 1). The caller makes
-    sure `start` is not lethal. `plan` is the checked entry point; this one exists for
-    benchmarks and for tests that compare the kernels with the reference algorithms.
+    sure `start` is not lethal. `record_expanded` lists the expanded cells in the order they
+    were expanded (both backends; a cell expanded twice is listed twice). `plan` is the checked
+    entry point; this one exists for benchmarks and for tests that compare the kernels with the
+    reference algorithms.
     """
     info = algorithm_info(algorithm)
     connectivity = check_connectivity(connectivity)
@@ -135,8 +138,9 @@ def search_grid(
             costs=grid.padded_costs if grid.raw_costs is not None else None,
             step_costs=step_costs,
             estimate_scale=grid.least_step_factor(cost_travel_multiplier),
+            record_order=record_expanded,
         )
-        expanded = buffers.expanded_indices() if record_expanded else None
+    expanded = outcome.expanded
     path = outcome.path
     solved = path is not None
     directions = step_directions(path, grid.width) if solved else None

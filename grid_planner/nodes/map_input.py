@@ -129,7 +129,9 @@ class MapFollower:
         if self._timer is not None:
             self._node.destroy_timer(self._timer)
             self._timer = None
-        self._node.destroy_subscription(self._subscription)
+        if self._subscription is not None:
+            self._node.destroy_subscription(self._subscription)
+            self._subscription = None
 
     def _follow_type(self) -> None:
         """Switch the subscription to the type the topic's publishers use, if it differs."""
@@ -143,12 +145,19 @@ class MapFollower:
             wanted = OccupancyGrid
         else:
             return
-        if wanted is self.message_type:
+        if wanted is self.message_type and self._subscription is not None:
             return
-        self._node.destroy_subscription(self._subscription)
+        if self._subscription is not None:
+            self._node.destroy_subscription(self._subscription)
+            self._subscription = None
+        try:
+            self._subscription = self._node.create_subscription(
+                wanted, self._topic, self._callback, self._qos, callback_group=self._group
+            )
+        except RuntimeError as error:
+            # DDS may still hold the old reader of the other type for a moment: try next tick.
+            self._node.get_logger().debug(f"map topic '{self._topic}': {error}; retrying")
+            return
         self.message_type = wanted
-        self._subscription = self._node.create_subscription(
-            wanted, self._topic, self._callback, self._qos, callback_group=self._group
-        )
         name = COSTMAP_TYPE if wanted is self._costmap else OCCUPANCY_GRID_TYPE
         self._node.get_logger().info(f"map topic '{self._topic}' carries {name}: following it")

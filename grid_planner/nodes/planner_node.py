@@ -518,8 +518,10 @@ class PlannerNode(ManagedNode):
         return self._poses.start_pose(explicit, global_frame)
 
     def _publish_expanded(self, grid: PlanningGrid, expanded: np.ndarray, stamp) -> None:
-        cells = np.zeros(grid.cell_count, dtype=np.int8)
-        cells[expanded] = 100
+        from grid_planner.grid.expansion import expansion_shades
+
+        # 1..98 by expansion rank: RViz's costmap colour scheme shows the search's wave.
+        cells = expansion_shades(expanded, grid.cell_count)
         shown = replace(grid.map, data=cells, frame_id=self._param("global_frame"))
         self._expanded_pub.publish(map_to_msg(shown, stamp))
 

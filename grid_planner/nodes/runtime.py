@@ -1,7 +1,7 @@
 """Start-up and shutdown of every executable: one path, whatever signals arrive and when.
 
-The console scripts enter here (`planner_node()`, `puzzle_node()`, ...). Before anything heavy
-is imported, SIGINT and SIGTERM are routed to a `Shutdown` watcher thread instead of raising
+The console scripts enter through `entry` and `run_entry`. Before anything heavy is imported,
+SIGINT and SIGTERM are routed to a `Shutdown` watcher thread instead of raising
 KeyboardInterrupt at a random line: a signal during the imports, the JIT warm-up, a plan or a
 solve, or a second and third Ctrl-C during the teardown, all lead to the same orderly stop.
 
@@ -250,22 +250,17 @@ def _teardown(
     rclpy.try_shutdown()
 
 
-def _entry(module: str) -> Callable[[], int]:
-    """A console-script entry: signal handling first, then import `module` and run its main."""
+def run_entry(module: str, early_signals: Sequence[int]) -> int:
+    """Run executable `module`'s main under the runtime's signal handling (see `entry`).
 
-    def main() -> int:
-        shutdown = install_shutdown()
-        try:
-            loaded = importlib.import_module(module)
-            return 0 if shutdown.requested else loaded.main()
-        finally:
-            shutdown.ignore_further_signals()
-
-    main.__doc__ = f"Entry point of the `{module.rsplit('.', 1)[1]}` executable."
-    return main
-
-
-planner_node = _entry("grid_planner.nodes.planner_node")
-puzzle_node = _entry("grid_planner.nodes.puzzle_node")
-map_publisher = _entry("grid_planner.nodes.map_publisher")
-bringup = _entry("grid_planner.nodes.bringup")
+    `early_signals` are stop signals that arrived before the handling was installed: they
+    request the stop at once.
+    """
+    shutdown = install_shutdown()
+    for signum in early_signals:
+        shutdown.request(signal.Signals(signum).name)
+    try:
+        loaded = importlib.import_module(module)
+        return 0 if shutdown.requested else loaded.main()
+    finally:
+        shutdown.ignore_further_signals()

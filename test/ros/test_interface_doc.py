@@ -8,13 +8,14 @@ topic, service or action added to the code fails here until the page documents i
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, suppress
 
 import pytest
 import rclpy
 from interface_doc import CODES_HEADING, code, node_sections, parameter_value
 from rcl_interfaces.msg import ParameterType
+from rclpy._rclpy_pybind11 import NodeNameNonExistentError
 from rclpy.action import get_action_server_names_and_types_by_node
 from rclpy.parameter import parameter_value_to_python
 from rclpy.parameter_client import AsyncParameterClient
@@ -85,6 +86,14 @@ def node_endpoints(client: ClientNode, node_name: str) -> dict[tuple[str, str], 
     """(direction, name) -> type of the node's own topics, services and actions."""
     node = client.node
     found = {}
+    try:
+        _collect_endpoints(node, node_name, found)
+    except NodeNameNonExistentError:
+        return {}  # not (or no longer, or not yet) in the graph
+    return found
+
+
+def _collect_endpoints(node: rclpy.node.Node, node_name: str, found: dict) -> None:
     for direction, lookup in (
         ("publishes", node.get_publisher_names_and_types_by_node),
         ("subscribes", node.get_subscriber_names_and_types_by_node),
@@ -97,7 +106,6 @@ def node_endpoints(client: ClientNode, node_name: str) -> dict[tuple[str, str], 
             found[("service", name)] = types[0]
     for name, types in get_action_server_names_and_types_by_node(node, node_name, "/"):
         found[("action", name)] = types[0]
-    return found
 
 
 def documented_endpoints(node_name: str) -> dict[tuple[str, str], str]:
@@ -122,6 +130,17 @@ def test_documented_endpoints_are_the_nodes_endpoints(graph: ClientNode, node_na
     assert node_endpoints(graph, node_name) == expected
 
 
+def _topic_endpoints(lookup: Callable, topic: str, node_name: str) -> list:
+    """The node's endpoints on `topic`, once discovery shows exactly one (or after 30 s)."""
+
+    def mine() -> list:
+        return [e for e in lookup(topic) if e.node_name == node_name]
+
+    with suppress(AssertionError):
+        wait_until(lambda: len(mine()) == 1, timeout=30.0)
+    return mine()
+
+
 @pytest.mark.parametrize("node_name", sorted(SECTIONS))
 def test_documented_qos_is_what_the_graph_shows(graph: ClientNode, node_name: str) -> None:
     rows = SECTIONS[node_name][1].table("Topics")
@@ -130,7 +149,7 @@ def test_documented_qos_is_what_the_graph_shows(graph: ClientNode, node_name: st
         reliability, durability, _depth = (part.strip() for part in row["QoS"].split(","))
         lookup = (graph.node.get_publishers_info_by_topic if row["direction"] == "publishes"
                   else graph.node.get_subscriptions_info_by_topic)
-        endpoints = [e for e in lookup(topic) if e.node_name == node_name]
+        endpoints = _topic_endpoints(lookup, topic, node_name)
         assert len(endpoints) == 1, (topic, endpoints)
         qos = endpoints[0].qos_profile
         assert qos.reliability == ReliabilityPolicy[reliability.upper()], topic

@@ -76,7 +76,7 @@ def test_planner_server_waits_for_the_navigation_manager_and_follows_the_costmap
     )
     ours, params_file, last = planner["parameters"]
     assert params_file == "/p.yaml"  # after our Nav2 settings: the file may change them
-    assert ours["map_topic"] == "global_costmap/costmap"
+    assert (ours["map_topic"], ours["cost_model"]) == ("global_costmap/costmap", "costmap")
     assert (ours["occupied_threshold"], ours["robot_radius"]) == (99, 0.0)
     assert not ours["subscribe_goal_pose"] and not ours["subscribe_initialpose"]
     assert last == {"use_sim_time": True, "autostart_node": False}

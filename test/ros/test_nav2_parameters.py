@@ -4,6 +4,7 @@ warn once, a planner's keys can be set at runtime and bad values are refused."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -142,7 +143,13 @@ def test_with_two_planners_a_goal_names_one(smac_server, planner_id) -> None:
         assert "planner_plugins: GridBased, Bfs" in outcome.result.error_msg
     else:
         assert outcome.status == GoalStatus.STATUS_SUCCEEDED
-        assert len(outcome.result.path.poses) == 17
+        points = np.array([(p.pose.position.x, p.pose.position.y)
+                           for p in outcome.result.path.poses])
+        length = float(np.linalg.norm(np.diff(points, axis=0), axis=1).sum())
+        # Smac 2D's defaults make GridBased 8-connected: 12 straight and 2 diagonal steps; BFS
+        # (our plugin's 4-connected default) takes 16 straight ones.
+        steps = 12 + 2 * math.sqrt(2) if planner_id == "GridBased" else 16
+        assert length == pytest.approx(steps * 0.25)
 
 
 @pytest.fixture(scope="module")

@@ -457,7 +457,7 @@ def test_expanded_cells_are_published_when_asked(planner) -> None:
         planner.set_parameter("publish_expanded", False)
     grid = planner.expanded[-1]
     assert (grid.info.width, grid.info.height) == (10, 8)
-    assert sum(1 for v in grid.data if v == 100) == answer.nodes_expanded
+    assert sum(1 for v in grid.data if 1 <= v <= 98) == answer.nodes_expanded
 
 
 @pytest.mark.parametrize(

@@ -49,6 +49,7 @@ def two_stack_kernel(
     g,
     base,
     stacks,
+    expansion_order,
     state,
     max_expansions,
 ):
@@ -59,6 +60,7 @@ def two_stack_kernel(
     step brings it closer to the target (same f), else onto the next one. A cell is closed when
     first popped (the heuristic is consistent and the costs integers, so that pop has its
     least g); later entries of it are skipped. The goal test is made when a cell is popped.
+    A non-empty `expansion_order` receives each expanded cell at its expansion number.
     """
     half = stacks.shape[0] // 2
     here = state[CURRENT_HALF] * half
@@ -72,6 +74,7 @@ def two_stack_kernel(
     goal_x = target_x[0]
     goal_y = target_y[0]
     offsets = (1, row, -1, -row)
+    record = expansion_order.shape[0] > 0
     status = driver.EXHAUSTED
     done = 0
     while True:
@@ -97,6 +100,8 @@ def two_stack_kernel(
             status = driver.PAUSED
             break
         stamp[cell] += CLOSED
+        if record:
+            expansion_order[expanded] = cell
         expanded += 1
         done += 1
         cell_free = free[cell] != 0
@@ -192,6 +197,7 @@ class BestFirst(GridKernel):
                 buffers.g,
                 query.base,
                 buffers.frontier_cell,
+                self.order(allowed),
                 self.state,
                 allowed,
             )
@@ -216,6 +222,7 @@ class BestFirst(GridKernel):
             buffers.frontier_pool,
             self.heads,
             self.counts,
+            self.order(allowed),
             self.state,
             allowed,
         )

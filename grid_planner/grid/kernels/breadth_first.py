@@ -24,13 +24,20 @@ from .query import GridKernel, GridQuery
 
 
 @njit(cache=True, nogil=True)
-def bfs_kernel(clearance, free, row, targets, eight, stamp, base, queue, state, max_expansions):
+def bfs_kernel(
+    clearance, free, row, targets, eight, stamp, base, queue, expansion_order, state, max_expansions
+):
     """Breadth-first search with an array FIFO; the goal test is made when a node is generated.
 
     Unit steps need no g, so a reached cell costs one stamp store and one queue store; a step
     out of a free cell reads one byte (`free`) to know whether it may enter the next cell.
+    A non-empty `expansion_order` receives each expanded cell at its expansion number
+    (`GridKernel.order`).
     """
     head = state[QUEUE_HEAD]
+    record = expansion_order.shape[0] > 0
+    # The expansion number of the cell at queue position `head`.
+    numbering = state[driver.EXPANDED] - head
     tail = state[FRONTIER_END]
     generated = state[driver.GENERATED]
     max_frontier = state[driver.MAX_FRONTIER]
@@ -48,6 +55,8 @@ def bfs_kernel(clearance, free, row, targets, eight, stamp, base, queue, state, 
             status = driver.GROW
             break
         cell = np.int64(queue[head])
+        if record:
+            expansion_order[numbering + head] = cell
         head += 1
         stamp[cell] += CLOSED
         cell_free = free[cell] != 0
@@ -120,6 +129,7 @@ class BreadthFirst(GridKernel):
             buffers.stamp,
             query.base,
             buffers.frontier_cell,
+            self.order(allowed),
             self.state,
             allowed,
         )

@@ -35,7 +35,8 @@ class SearchBuffers:
     the two-stack A*'s halves, the DFS directions) start small and grow on demand, so a short query
     on a huge map stays cheap. `lock` serialises queries (kernels release the GIL, so two
     threads could otherwise share the arrays). `width` is the map width of the latest query,
-    for `expanded_indices`.
+    for `expanded_indices` and `expansion_order`. `order` holds the padded cells a query that
+    records its expansion order expanded, in that order (grown on demand, kept for reuse).
     """
 
     def __init__(self, cell_count: int, frontier_capacity: int = 1024) -> None:
@@ -45,6 +46,7 @@ class SearchBuffers:
         self.frontier_cell = np.empty(frontier_capacity, dtype=np.int32)
         self.frontier_step = np.empty(frontier_capacity, dtype=np.int32)
         self.state = np.zeros(STATE_SIZE, dtype=np.int64)
+        self.order = np.empty(0, dtype=np.int32)
         self.base = 0
         self.width = 0
         self.lock = threading.Lock()
@@ -113,6 +115,19 @@ class SearchBuffers:
                 which * half : which * half + size
             ]
         self.frontier_cell = cell
+
+    def order_room(self, count: int) -> np.ndarray:
+        """`order`, at least doubled when it holds fewer than `count` entries (kept ones stay)."""
+        if self.order.shape[0] < count:
+            grown = np.empty(max(count, 2 * self.order.shape[0]), dtype=np.int32)
+            grown[: self.order.shape[0]] = self.order
+            self.order = grown
+        return self.order
+
+    def expansion_order(self, count: int) -> np.ndarray:
+        """Map indices (int64) of the first `count` cells the latest recording query expanded,
+        in expansion order."""
+        return from_padded(self.order[:count].astype(np.int64), self.width)
 
     def expanded_indices(self) -> np.ndarray:
         """Map indices of the cells the latest query expanded (O(map area); for display)."""

@@ -36,6 +36,7 @@ def dfs_kernel(
     base,
     stack_cell,
     stack_step,
+    expansion_order,
     state,
     max_expansions,
 ):
@@ -46,7 +47,8 @@ def dfs_kernel(
     cell at that depth is goal-tested but not expanded, and a closed cell is entered again
     when reached at a shallower depth (it then has more depth left), so no solution within the
     limit is missed. A cell pruned by the limit sets the DEPTH_PRUNED flag. Only a limited
-    search keeps depths in `g`. The start's direction is -1.
+    search keeps depths in `g`. The start's direction is -1. A non-empty `expansion_order`
+    receives each expanded cell at its expansion number (`GridKernel.order`).
     """
     size = state[FRONTIER_END]
     expanded = state[driver.EXPANDED]
@@ -57,6 +59,7 @@ def dfs_kernel(
     first = targets[0]
     several = targets.shape[0] > 1
     limited = depth_limit >= 0
+    record = expansion_order.shape[0] > 0
     offsets = neighbour_offsets(row)
     neighbours = 8 if eight else 4
     status = driver.EXHAUSTED
@@ -94,6 +97,8 @@ def dfs_kernel(
             pruned = 1
             continue
         stamp[cell] = reached + CLOSED
+        if record:
+            expansion_order[expanded] = cell
         expanded += 1
         done += 1
         cell_free = free[cell] != 0
@@ -152,6 +157,7 @@ class DepthFirst(GridKernel):
             query.base,
             buffers.frontier_cell,
             buffers.frontier_step,
+            self.order(allowed),
             self.state,
             allowed,
         )

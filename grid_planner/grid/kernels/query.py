@@ -6,10 +6,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from grid_planner.jit.driver import Kernel
+from grid_planner.jit.driver import EXPANDED, Kernel
 
 from .buffers import SearchBuffers
 from .layout import FRONTIER_END
+
+# What a kernel writes the expansion order to when it is not recorded: nothing.
+_NO_ORDER = np.empty(0, dtype=np.int32)
 
 
 @dataclass
@@ -23,6 +26,8 @@ class GridQuery:
     -1 for none. `eight`: 8-connected. `costs` (padded raw costs, uint8) index the step cost
     tables `straight` and `diagonal`; `unit` says every straight step costs exactly 1;
     `estimate_scale` multiplies the heuristic (the least factor a step may cost).
+    `record_order`: the kernels write each expanded cell to `buffers.order` (see
+    `GridKernel.order`).
     """
 
     clearance: np.ndarray
@@ -42,6 +47,7 @@ class GridQuery:
     diagonal: np.ndarray
     unit: bool
     estimate_scale: float
+    record_order: bool = False
 
 
 class GridKernel(Kernel):
@@ -57,6 +63,15 @@ class GridKernel(Kernel):
     def __init__(self, query: GridQuery) -> None:
         self.query = query
         self.state = query.buffers.state
+
+    def order(self, allowed: int) -> np.ndarray:
+        """The array a kernel call writes its expansions to: `buffers.order` with room for
+        `allowed` more (a call expands at most that many), or an empty one when the query does
+        not record the order, so the normal path pays one test per expansion and nothing else.
+        """
+        if not self.query.record_order:
+            return _NO_ORDER
+        return self.query.buffers.order_room(int(self.state[EXPANDED]) + allowed)
 
     def grow(self) -> None:
         """Enlarge the heap or stack (the live entries stay where they are)."""

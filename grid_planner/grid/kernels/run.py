@@ -48,7 +48,9 @@ FAMILIES: dict[str, type[GridKernel]] = {
 
 @dataclass
 class KernelOutcome:
-    """What one kernel search ended with; `path` (map indices) is set when it found a target."""
+    """What one kernel search ended with; `path` (map indices) is set when it found a target,
+    `expanded` (map indices, one per expansion, in expansion order) when the search recorded
+    its order."""
 
     status: SearchStatus
     path: np.ndarray | None
@@ -57,6 +59,7 @@ class KernelOutcome:
     max_frontier: int
     elapsed: float
     limit: LimitKind | None = None
+    expanded: np.ndarray | None = None
 
 
 def run_search(
@@ -76,6 +79,7 @@ def run_search(
     costs: np.ndarray | None = None,
     step_costs: tuple[np.ndarray, np.ndarray] = UNIFORM_STEPS,
     estimate_scale: float = 1.0,
+    record_order: bool = False,
 ) -> KernelOutcome:
     """Run one compiled search from map cell `start` to the nearest of map cells `targets`.
 
@@ -89,7 +93,7 @@ def run_search(
     None without a cost field)
     index the `(straight, diagonal)` step cost tables, which the breadth- and depth-first
     searches ignore; `estimate_scale` (at most the least factor a step may cost) scales the
-    heuristic.
+    heuristic. `record_order` fills the outcome's `expanded` (no extra work without it).
     """
     info = lookup(algorithm)
     family = None if info is None else info.kernel(GRID)
@@ -110,7 +114,8 @@ def run_search(
     start = to_padded(int(start), width)
     if (targets == start).any():
         path = np.array([from_padded(start, width)], dtype=np.int64)
-        return KernelOutcome(SearchStatus.SOLVED, path, 0, 1, 1, 0.0)
+        expanded = np.empty(0, dtype=np.int64) if record_order else None
+        return KernelOutcome(SearchStatus.SOLVED, path, 0, 1, 1, 0.0, expanded=expanded)
     target_y = targets // row
     target_x = targets - target_y * row
     state = driver.reset_state(buffers.state)
@@ -120,7 +125,7 @@ def run_search(
         clearance, free, row, buffers, base, start, targets, target_x, target_y, info.informed,
         -1 if depth_limit is None else int(depth_limit), connectivity == 8,
         _NO_COSTS if costs is None else costs, straight, diagonal,
-        bool(np.all(straight == 1.0)), float(estimate_scale),
+        bool(np.all(straight == 1.0)), float(estimate_scale), record_order,
     )
     ended = driver.run(FAMILIES[family](query), budget, chunk)
     path = None
@@ -134,4 +139,5 @@ def run_search(
         max_frontier=ended.max_frontier,
         elapsed=time.perf_counter() - began,
         limit=ended.limit,
+        expanded=buffers.expansion_order(ended.nodes_expanded) if record_order else None,
     )

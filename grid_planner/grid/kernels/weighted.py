@@ -157,6 +157,7 @@ def weighted_kernel(
     pool,
     heads,
     counts,
+    expansion_order,
     state,
     max_expansions,
 ):
@@ -166,7 +167,8 @@ def weighted_kernel(
     `heap` the current bucket's entries, `pool` the waiting ones, linked from `heads` (one list
     per ring bucket, -1 empty) with `counts` entries each. The goal test is made when an entry
     is popped. The heuristic is Manhattan, octile when `eight`,
-    times `scale` (`distance_estimate`).
+    times `scale` (`distance_estimate`). A non-empty `expansion_order` receives each expanded
+    cell at its expansion number (a cell opened again is listed again).
     """
     size = state[FRONTIER_END]
     pushes = state[PUSHES]
@@ -187,6 +189,7 @@ def weighted_kernel(
     offsets = neighbour_offsets(row)
     neighbours = 8 if eight else 4
     has_costs = costs.shape[0] > 1
+    record = expansion_order.shape[0] > 0
     status = driver.EXHAUSTED
     done = 0
     while True:
@@ -233,6 +236,8 @@ def weighted_kernel(
             status = driver.PAUSED
             break
         stamp[cell] += CLOSED
+        if record:
+            expansion_order[expanded] = cell
         expanded += 1
         done += 1
         cell_free = free[cell] != 0

@@ -1,0 +1,234 @@
+"""Animated GIFs of searches (Pillow): grid searches side by side, and a puzzle solution.
+
+`search_frames` draws one panel per plan, all on the same map: frame 0 shows only the start and
+goal, then every panel shows the cells expanded so far (tinted on `render`'s expansion ramp),
+all panels advancing by the same number of expansions a frame, each titled with its algorithm
+and running count; a panel whose search is done shows its path. The last frame holds. The
+panels are drawn at the block level: a map larger than its panel is reduced to blocks of cells
+(a block is tinted once any of its cells is expanded; its map colour is the mean), so a 4096^2
+map costs a few hundred pixels a side and its frames stay small.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from grid_planner.grid import GridPlan, PlanningGrid
+from grid_planner.grid.expansion import expansion_ranks
+from grid_planner.render import (
+    EXPANDED_TINT_WEIGHT,
+    GOAL_RGB,
+    PATH_RGB,
+    START_RGB,
+    plan_rgb,
+    ramp_rgb,
+    text_font,
+)
+
+DEFAULT_FRAMES = 60
+DEFAULT_WIDTH = 960
+FRAME_MS = 80
+HOLD_MS = 2500  # the last frame, with every path
+TITLE_PX = 22
+GAP_PX = 6
+BAR_PX = 3
+BAR_RGB = (120, 120, 120)
+BACKGROUND_RGB = (255, 255, 255)
+TEXT_RGB = (0, 0, 0)
+MAX_FRAMES = 600
+MIN_WIDTH = 64
+
+
+def check_frames(frames: int, width: int) -> None:
+    """ValueError unless 2 <= frames <= MAX_FRAMES, width >= MIN_WIDTH and frames <= width
+    (each frame's progress bar is a pixel longer at least)."""
+    if not 2 <= frames <= MAX_FRAMES:
+        raise ValueError(f"frames must be in 2..{MAX_FRAMES}, got {frames}")
+    if width < MIN_WIDTH:
+        raise ValueError(f"width must be >= {MIN_WIDTH} px, got {width}")
+    if frames > width:
+        raise ValueError(f"at most one frame per pixel of width: {frames} frames, {width} px")
+
+
+class _Panel:
+    """One plan's panel: the block geometry, its map picture, and each block's first rank."""
+
+    def __init__(
+        self, grid: PlanningGrid, found: GridPlan, panel_width: int, picture: np.ndarray
+    ) -> None:
+        self.found = found
+        self.height_cells, self.width_cells = grid.height, grid.width
+        # A block is b x b cells shown as s x s pixels: b > 1 shrinks, s > 1 enlarges.
+        self.block = max(1, math.ceil(grid.width / panel_width))
+        self.pixels = max(1, panel_width // grid.width) if self.block == 1 else 1
+        ranks = expansion_ranks(
+            found.expanded if found.expanded is not None else np.empty(0, np.int64),
+            grid.cell_count,
+        )
+        self.total = int(ranks.max()) + 1 if ranks.size else 0
+        ranks = np.where(ranks < 0, np.iinfo(np.int64).max, ranks)
+        self.ranks = self._reduce(ranks.reshape(grid.height, grid.width)[::-1], np.min)
+        self.base = self._reduce(picture, np.mean)
+
+    def _reduce(self, cells: np.ndarray, how) -> np.ndarray:
+        """`cells` (rows x columns [x channels]) reduced over each block by `how` (np.min, or
+        np.mean, which sums in float32 rather than copying a map-sized array to float64)."""
+        b = self.block
+        if b == 1:
+            return cells.astype(np.float32) if how is np.mean else cells
+        rows, cols = -(-cells.shape[0] // b), -(-cells.shape[1] // b)
+        pad = [(0, rows * b - cells.shape[0]), (0, cols * b - cells.shape[1])]
+        pad += [(0, 0)] * (cells.ndim - 2)
+        padded = np.pad(cells, pad, mode="edge")
+        shaped = padded.reshape(rows, b, cols, b, *cells.shape[2:])
+        if how is np.mean:
+            return np.mean(shaped, axis=(1, 3), dtype=np.float32)
+        return how(shaped, axis=(1, 3))
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(width, height) in pixels of the map part of the panel."""
+        rows, cols = self.ranks.shape
+        return cols * self.pixels, rows * self.pixels
+
+    def point(self, x: float, y: float) -> tuple[float, float]:
+        """The pixel of map cell coordinates (x, y) (a cell's centre at integer values)."""
+        scale = self.pixels / self.block
+        return (x + 0.5) * scale, (self.height_cells - 1 - y + 0.5) * scale
+
+    def image(self, shown: int, with_path: bool) -> Image.Image:
+        """The map part with the first `shown` expansions tinted, and the path if asked."""
+        rgb = self.base.copy()
+        if shown > 0 and self.total:
+            lit = self.ranks < shown
+            share = self.ranks[lit] / max(1, self.total - 1)
+            rgb[lit] = rgb[lit] * (1.0 - EXPANDED_TINT_WEIGHT) + ramp_rgb(share) * (
+                EXPANDED_TINT_WEIGHT
+            )
+        image = Image.fromarray(np.ascontiguousarray(rgb.astype(np.uint8)))
+        if self.pixels > 1:
+            image = image.resize(self.size, Image.Resampling.NEAREST)
+        draw = ImageDraw.Draw(image)
+        found = self.found
+        if with_path:
+            points = found.points if found.points is not None else np.array(found.cells)
+            line = [self.point(x, y) for x, y in np.asarray(points, dtype=float).tolist()]
+            if len(line) > 1:
+                draw.line(line, fill=PATH_RGB, width=max(2, self.pixels // 3), joint="curve")
+        radius = max(3.0, 0.6 * self.pixels)
+        for cell, colour in ((found.start_cell, START_RGB), (found.goal_cell, GOAL_RGB)):
+            cx, cy = self.point(*cell)
+            draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), fill=colour,
+                         outline=(0, 0, 0))
+        return image
+
+
+def search_frames(
+    grid: PlanningGrid,
+    plans: Sequence[GridPlan],
+    frames: int = DEFAULT_FRAMES,
+    width: int = DEFAULT_WIDTH,
+) -> list[Image.Image]:
+    """`frames` RGB frames, `width` pixels wide at most, of `plans` (made with
+    `record_expanded`) side by side; see the module doc."""
+    check_frames(frames, width)
+    if not plans:
+        raise ValueError("no plans to animate")
+    panel_width = max(1, (width - GAP_PX * (len(plans) - 1)) // len(plans))
+    picture = plan_rgb(grid)  # the map once for every panel, top row first (uint8)
+    panels = [_Panel(grid, found, panel_width, picture) for found in plans]
+    map_w, map_h = panels[0].size
+    total_width = len(panels) * map_w + GAP_PX * (len(panels) - 1)
+    if frames > total_width:
+        raise ValueError(
+            f"this map draws {total_width} px wide: ask for at most {total_width} frames"
+        )
+    most = max(panel.total for panel in panels)
+    font = text_font(13)
+    images = []
+    for index in range(frames):
+        final = index == frames - 1
+        # Expansions shown: none at first, all of the longest search in the last frame.
+        shown = math.ceil(most * index / (frames - 1))
+        frame = Image.new("RGB", (total_width, map_h + TITLE_PX + BAR_PX), BACKGROUND_RGB)
+        draw = ImageDraw.Draw(frame)
+        # A bar along the bottom grows every frame, so no two frames are alike (a GIF writer
+        # merges equal ones) and the viewer sees how far the animation is.
+        bar = round(total_width * index / (frames - 1))
+        draw.rectangle((0, map_h + TITLE_PX, bar, map_h + TITLE_PX + BAR_PX - 1), fill=BAR_RGB)
+        for position, panel in enumerate(panels):
+            left = position * (map_w + GAP_PX)
+            count = min(shown, panel.total)
+            done = final or (index > 0 and count >= panel.total)
+            frame.paste(panel.image(count, done), (left, TITLE_PX))
+            title = f"{panel.found.algorithm}: {count:,} expanded"
+            if done:
+                title += f", {panel.found.length} steps"
+            draw.text((left + 4, 4), title, fill=TEXT_RGB, font=font)
+        images.append(frame)
+    return images
+
+
+TILE_RGB = (245, 222, 170)
+PLACED_RGB = (170, 220, 160)  # a tile on its goal cell
+BLANK_RGB = (70, 70, 70)
+
+
+def puzzle_frames(
+    boards: Sequence[Sequence[int]],
+    moves: Sequence[str],
+    goal: Sequence[int],
+    width: int = 320,
+) -> list[Image.Image]:
+    """One frame per board of a solution (`boards[0]` the start, then one per move in
+    `moves`), `width` pixels wide: the tiles numbered, those on their goal cell green, the
+    title saying which move led there."""
+    if width < MIN_WIDTH:
+        raise ValueError(f"width must be >= {MIN_WIDTH} px, got {width}")
+    side = math.isqrt(len(goal))
+    tile = (width - 2 * GAP_PX) // side
+    font = text_font(max(10, tile // 2))
+    small = text_font(13)
+    images = []
+    for step, board in enumerate(boards):
+        frame = Image.new("RGB", (width, TITLE_PX + 2 * GAP_PX + side * tile), BACKGROUND_RGB)
+        draw = ImageDraw.Draw(frame)
+        title = "start" if step == 0 else f"move {step}/{len(moves)}: {moves[step - 1]}"
+        if step == len(boards) - 1 and step > 0:
+            title += " (solved)"
+        draw.text((GAP_PX, 4), title, fill=TEXT_RGB, font=small)
+        for cell, value in enumerate(board):
+            row, col = divmod(cell, side)
+            left, top = GAP_PX + col * tile, TITLE_PX + GAP_PX + row * tile
+            box = (left + 1, top + 1, left + tile - 2, top + tile - 2)
+            if value == 0:
+                draw.rectangle(box, fill=BLANK_RGB)
+                continue
+            colour = PLACED_RGB if goal[cell] == value else TILE_RGB
+            draw.rectangle(box, fill=colour, outline=(90, 90, 90))
+            draw.text((left + tile / 2, top + tile / 2), str(value), fill=TEXT_RGB, font=font,
+                      anchor="mm")
+        images.append(frame)
+    return images
+
+
+def save_gif(images: Sequence[Image.Image], path: str | Path, frame_ms: int = FRAME_MS) -> None:
+    """Write `images` as a looping GIF, the last one held HOLD_MS.
+
+    Each frame gets its own 256-colour palette without dithering: the flat areas of a map
+    compress about three times better than Pillow's default dithered conversion.
+    """
+    durations = [frame_ms] * (len(images) - 1) + [HOLD_MS]
+    frames = [
+        image.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+        for image in images
+    ]
+    frames[0].save(
+        Path(path), format="GIF", save_all=True, append_images=frames[1:],
+        duration=durations, loop=0, disposal=1,
+    )

@@ -1,0 +1,33 @@
+"""The console scripts' entry points: stop signals are caught before anything heavy is imported.
+
+This module imports nothing but `signal`, so the window in which a SIGINT or SIGTERM still
+raises KeyboardInterrupt (or kills the process) is only the interpreter's own start-up. A signal
+that arrives while the runtime and the node's module are being imported is remembered here and
+handed to the runtime, which then stops cleanly (exit 0) instead of starting the node.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _entry(module: str) -> Callable[[], int]:
+    def main() -> int:
+        early: list[int] = []
+        for signum in STOP_SIGNALS:
+            signal.signal(signum, lambda received, _frame: early.append(received))
+        from grid_planner.nodes.runtime import run_entry
+
+        return run_entry(module, early)
+
+    main.__doc__ = f"Entry point of the `{module.rsplit('.', 1)[1]}` executable."
+    return main
+
+
+planner_node = _entry("grid_planner.nodes.planner_node")
+puzzle_node = _entry("grid_planner.nodes.puzzle_node")
+map_publisher = _entry("grid_planner.nodes.map_publisher")
+bringup = _entry("grid_planner.nodes.bringup")
