@@ -68,7 +68,7 @@ from grid_planner.nodes.planning_map import (
 )
 from grid_planner.nodes.pose_inputs import PoseInputs
 from grid_planner.nodes.qos import COMMAND_QOS, LATCHED_POSE_QOS, MAP_QOS, PLAN_QOS, SERVICE_QOS
-from grid_planner.nodes.replanning import GoalPath, replan_reason
+from grid_planner.nodes.replanning import GoalReplanner
 from grid_planner.nodes.wire.cdr import ComputePathAnswer, PathArrays
 from grid_planner.nodes.wire.prebuilt import probe
 from grid_planner.search.result import Budget
@@ -94,10 +94,8 @@ class PlannerNode(ManagedNode):
         self._planners: PlannerTable | None = None
         self._actions: PathActions | None = None
         self._goal_sub = None
-        self._goal_path = GoalPath()
         self._state_group = MutuallyExclusiveCallbackGroup()
-        self._replan_timer = None
-        self.add_post_set_parameters_callback(self._on_parameters_set)
+        self._replanner = GoalReplanner(self, self._poses, self._state_group)
         self._warned_keys: set[str] = set()
         self._warm_seconds = 0.0
         # Executor threads the callbacks may hold: the service requests, the state group,
@@ -164,7 +162,7 @@ class PlannerNode(ManagedNode):
                 PoseStamped, "goal_pose", self._on_goal, COMMAND_QOS,
                 callback_group=MutuallyExclusiveCallbackGroup(),
             )
-        self._start_replan_timer()
+        self._replanner.start()
 
     def _new_gate(self) -> RequestGate:
         return RequestGate(
@@ -193,7 +191,7 @@ class PlannerNode(ManagedNode):
         if self._actions is not None:
             self._actions.stop("the planner was deactivated", DEACTIVATE_WAIT_S)
         self._gate.wait_idle(DEACTIVATE_WAIT_S)
-        self._stop_replan_timer()
+        self._replanner.stop()
         if self._goal_sub is not None:
             self.destroy_subscription(self._goal_sub)
             self._goal_sub = None
@@ -204,7 +202,7 @@ class PlannerNode(ManagedNode):
         self._actions = None
         self._planners = None
         self._maps.clear()
-        self._goal_path.set(None)
+        self._replanner.path.set(None)
 
     def halt_work(self) -> None:
         """Cancel the goal plan, the actions' goals and running service plans; waiting and new
@@ -276,13 +274,12 @@ class PlannerNode(ManagedNode):
         except (UnsupportedMapError, ValueError) as error:
             self.get_logger().error(f"map refused: {error}")
             return
-        before = self._goal_path.grid
         self._maps.install(grid, stamp_ns(msg))
         for planner_id in planners.planners:  # so an action's first plan finds its grid
             self._maps.grid(self.grid_settings(planner_id))
         self.get_logger().info(f"map received in frame '{grid.map.frame_id}': {grid.describe()}")
         self.get_logger().debug(f"map prepared: {format_timings(timings)}")
-        self._map_changed(before, grid, "the map changed")
+        self._replanner.map_changed(grid, "the map changed")
 
     def _on_map_update(self, msg: object) -> None:
         """Apply a partial update to the map and its grids; refuse a misfit with a WARN."""
@@ -304,54 +301,12 @@ class PlannerNode(ManagedNode):
             f"map update {msg.width} x {msg.height} at ({msg.x}, {msg.y}) applied: "
             f"{format_timings(timings)}"
         )
-        self._map_changed(self._goal_path.grid, self._maps.peek(self.grid_settings()),
-                          "the map was updated")
-
-    def _map_changed(self, before: PlanningGrid | None, after: PlanningGrid | None,
-                     why: str) -> None:
-        """Replan the active goal after a map change as `replan_on_map_update` says."""
-        policy = self._param("replan_on_map_update")
-        if policy == "never" or after is None:
-            return
-        if policy == "when_blocked":
-            try:
-                robot = self.start_pose(None, self._param("global_frame"))
-                start = (robot.x, robot.y)
-            except QueryError:
-                start = None
-            reason = replan_reason(before, after, self._goal_path.points, start)
-            if reason is None:
-                self.get_logger().debug(f"{why}: the current path stays clear, no replan")
-                return
-            why = f"{why} and {reason}"
-        self._poses.plan_active_goal(why)
+        self._replanner.map_changed(self._maps.peek(self.grid_settings()), "the map was updated")
 
     def _on_goal(self, msg: PoseStamped) -> None:
         """A new goal_pose goal: the previous goal's path no longer stands for it."""
-        self._goal_path.set(None)
+        self._replanner.path.set(None)
         self._poses.on_goal(msg)
-
-    # --- periodic replanning ------------------------------------------------------------------
-
-    def _start_replan_timer(self) -> None:
-        period = self._param("replan_period")
-        if period > 0.0:
-            self._replan_timer = self.create_timer(
-                period, lambda: self._poses.plan_active_goal("replan_period"),
-                callback_group=self._state_group,
-            )
-
-    def _stop_replan_timer(self) -> None:
-        if self._replan_timer is not None:
-            self.destroy_timer(self._replan_timer)
-            self._replan_timer = None
-
-    def _on_parameters_set(self, parameters: list) -> None:
-        """Restart the periodic replanning when replan_period changed."""
-        if any(p.name == "replan_period" for p in parameters):
-            self._stop_replan_timer()
-            if self.serving:
-                self._start_replan_timer()
 
     def publish_plan(self, path: PathArrays) -> None:
         """Publish `path` on `plan` (only while active)."""
@@ -428,7 +383,7 @@ class PlannerNode(ManagedNode):
         if not answer.planning_time:
             answer.planning_time = time.monotonic() - started
         if answer.ok and announce:
-            self._goal_path.set(answer.path.positions[:, :2], grids[0] if grids else None)
+            self._replanner.path.set(answer.path.positions[:, :2], grids[0] if grids else None)
         if answer.ok:
             poses = answer.path.pose_count
             line = (

@@ -12,10 +12,16 @@ every pose afresh, lets a robot that stands in the inflated band keep its path.
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from grid_planner.grid.planning_grid import PlanningGrid
+from grid_planner.nodes.plan_query import QueryError
+
+if TYPE_CHECKING:
+    from grid_planner.nodes.planner_node import PlannerNode
+    from grid_planner.nodes.pose_inputs import PoseInputs
 
 REPLAN_POLICIES = ("always", "when_blocked", "never")
 DEFAULT_REPLAN_POLICY = "when_blocked"
@@ -85,3 +91,57 @@ class GoalPath:
         """Remember the path just planned for the goal and its grid (None: forget them)."""
         with self._lock:
             self._points, self._grid = points, grid
+
+
+class GoalReplanner:
+    """Replans the goal_pose goal of one planner node: after map changes as
+    `replan_on_map_update` says, and every `replan_period` seconds while the node is active
+    (`start` / `stop`; a changed period restarts the timer)."""
+
+    def __init__(self, node: PlannerNode, poses: PoseInputs, callback_group: object) -> None:
+        self._node = node
+        self._poses = poses
+        self._group = callback_group
+        self._timer = None
+        self.path = GoalPath()
+        node.add_post_set_parameters_callback(self._on_parameters_set)
+
+    def map_changed(self, after: PlanningGrid | None, why: str) -> None:
+        """Replan the active goal after the map became `after`, if the policy says so."""
+        node = self._node
+        policy = node.get_parameter("replan_on_map_update").value
+        if policy == "never" or after is None:
+            return
+        if policy == "when_blocked":
+            try:
+                robot = node.start_pose(None, node.get_parameter("global_frame").value)
+                start = (robot.x, robot.y)
+            except QueryError:
+                start = None
+            reason = replan_reason(self.path.grid, after, self.path.points, start)
+            if reason is None:
+                node.get_logger().debug(f"{why}: the current path stays clear, no replan")
+                return
+            why = f"{why} and {reason}"
+        self._poses.plan_active_goal(why)
+
+    def start(self) -> None:
+        """Replan periodically from now on, if `replan_period` > 0."""
+        period = self._node.get_parameter("replan_period").value
+        if period > 0.0:
+            self._timer = self._node.create_timer(
+                period, lambda: self._poses.plan_active_goal("replan_period"),
+                callback_group=self._group,
+            )
+
+    def stop(self) -> None:
+        """No more periodic replanning."""
+        if self._timer is not None:
+            self._node.destroy_timer(self._timer)
+            self._timer = None
+
+    def _on_parameters_set(self, parameters: list) -> None:
+        if any(p.name == "replan_period" for p in parameters):
+            self.stop()
+            if self._node.serving:
+                self.start()
