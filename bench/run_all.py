@@ -26,6 +26,7 @@ from puzzle_planners import eight_puzzle_solvers
 BENCH_DIR = REPO_ROOT / "bench"
 ROS_TIMEOUT_S = 300.0
 QUALITY_TIMEOUT_S = 600.0
+LIVE_TIMEOUT_S = 600.0
 
 
 def _log(line: str) -> None:
@@ -56,6 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     quality = run_json(BENCH_DIR / "path_quality.py", ["--quick"] if args.quick else [],
                        QUALITY_TIMEOUT_S)
     _log(f"  {quality.get('error') or 'done'}")
+    _log("live maps (bench/live_maps.py)")
+    live = run_json(BENCH_DIR / "live_maps.py", ["--quick"] if args.quick else [],
+                    LIVE_TIMEOUT_S)
+    _log(f"  {live.get('error') or 'done'}")
     _log("puzzle benchmark" + (" (quick)" if args.quick else ""))
     puzzle = puzzle_bench.run(args.quick, args.korf_budget, args.korf_total, log=_log)
     disagreements = grid["length_disagreements"] + [
@@ -75,11 +80,12 @@ def main(argv: list[str] | None = None) -> int:
         "meta": {"machine": machine_info(), "quick": args.quick,
                  "load_average_start": load_average_start,
                  "seconds": time.perf_counter() - began},
-        "targets": report.targets(grid, puzzle, ros, quality),
+        "targets": report.targets(grid, puzzle, ros, quality) + live.get("targets", []),
         "length_disagreements": disagreements,
         "notes": _notes(),
         "grid": grid,
         "path_quality": quality,
+        "live_maps": live,
         "puzzle": puzzle,
         "ros": ros,
     }

@@ -12,46 +12,54 @@ import numpy as np
 from grid_planner.jit import NUMBA_AVAILABLE, njit
 
 
-@njit(cache=True, nogil=True)
-def label_components_kernel(free, width, height):
-    """4-connected component labels of `free` (flat bool): -1 off the mask, else 0, 1, ...
+@njit(cache=True, nogil=True, inline="always")
+def _root(parent, cell):
+    """The root of `cell`'s set (its lowest cell), halving the path on the way."""
+    while parent[cell] != cell:
+        parent[cell] = parent[parent[cell]]
+        cell = parent[cell]
+    return cell
 
-    Components are numbered in the order of their lowest cell index.
+
+@njit(cache=True, nogil=True)
+def label_components_kernel(free, width, height, parent, labels):
+    """4-connected component labels of `free` (flat bool) into `labels`: -1 off the mask,
+    else 0, 1, ... (`parent`: int32 scratch of the same size).
+
+    Components are numbered in the order of their lowest cell index. One scan joins each free
+    cell to its free west and south neighbours' sets (union-find, the lower root wins, so a
+    root is its set's lowest cell); a second numbers the roots in order and labels the rest.
     """
     count = free.shape[0]
-    labels = np.full(count, -1, dtype=np.int32)
-    queue = np.empty(count, dtype=np.int64)
+    for y in range(height):
+        row = y * width
+        for x in range(width):
+            cell = row + x
+            if not free[cell]:
+                continue
+            root = cell
+            if x > 0 and free[cell - 1]:
+                root = _root(parent, cell - 1)
+            if y > 0 and free[cell - width]:
+                other = _root(parent, cell - width)
+                if root == cell:
+                    root = other
+                elif other < root:
+                    parent[root] = other
+                    root = other
+                elif other > root:
+                    parent[other] = root
+            parent[cell] = root
+    labels[:] = -1
     label = 0
-    for seed in range(count):
-        if not free[seed] or labels[seed] >= 0:
-            continue
-        labels[seed] = label
-        head = 0
-        tail = 1
-        queue[0] = seed
-        while head < tail:
-            cell = queue[head]
-            head += 1
-            cx = cell % width
-            cy = cell // width
-            if cx + 1 < width and free[cell + 1] and labels[cell + 1] < 0:
-                labels[cell + 1] = label
-                queue[tail] = cell + 1
-                tail += 1
-            if cy + 1 < height and free[cell + width] and labels[cell + width] < 0:
-                labels[cell + width] = label
-                queue[tail] = cell + width
-                tail += 1
-            if cx > 0 and free[cell - 1] and labels[cell - 1] < 0:
-                labels[cell - 1] = label
-                queue[tail] = cell - 1
-                tail += 1
-            if cy > 0 and free[cell - width] and labels[cell - width] < 0:
-                labels[cell - width] = label
-                queue[tail] = cell - width
-                tail += 1
-        label += 1
-    return labels
+    for cell in range(count):
+        if free[cell]:
+            root = _root(parent, cell)
+            if root == cell:
+                labels[cell] = label
+                label += 1
+            else:
+                labels[cell] = labels[root]
 
 
 def label_components(free: np.ndarray) -> np.ndarray:
@@ -62,8 +70,10 @@ def label_components(free: np.ndarray) -> np.ndarray:
     """
     height, width = free.shape
     flat = np.ascontiguousarray(free, dtype=np.bool_).reshape(-1)
-    if NUMBA_AVAILABLE:
-        return label_components_kernel(flat, width, height)
+    if NUMBA_AVAILABLE:  # NumPy allocates: huge pages, see `layers.cell_arrays`
+        labels = np.empty(flat.size, dtype=np.int32)
+        label_components_kernel(flat, width, height, np.empty(flat.size, dtype=np.int32), labels)
+        return labels
     return label_components_numpy(free)
 
 

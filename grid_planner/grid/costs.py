@@ -28,9 +28,10 @@ an allowed unknown cell costs as 255 does; with the multiplier 0 every step cost
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import numpy as np
+
+from grid_planner.jit import NUMBA_AVAILABLE, njit
 
 COST_MODELS = ("uniform", "inflation", "costmap")
 DEFAULT_COST_MODEL = "uniform"
@@ -61,14 +62,65 @@ def radius_limit_cells2(radius: float, resolution: float) -> float:
 
 
 def obstacle_distance2(obstacles: np.ndarray, max_offset: int) -> np.ndarray:
-    """Squared distance (cells^2) from each cell centre to the nearest `obstacles` cell centre.
+    """Squared distance (cells^2) from each cell centre to the nearest `obstacles` cell centre,
+    capped at `(max_offset + 1)^2` (int32, the shape of `obstacles`).
 
-    Exact wherever the true value is <= `max_offset`^2 plus anything that rounds down to it
-    (every offset of a nearest obstacle is then <= max_offset); elsewhere the result is some
-    value > the true limit. Two passes: the vertical distance to the nearest obstacle in each
-    column (capped at max_offset + 1), then the minimum of `dx^2 + column^2` over the shifted
-    columns |dx| <= max_offset. O(area * max_offset), NumPy only.
+    Exact wherever the true value is below the cap, the cap elsewhere: a cell's value depends
+    only on the obstacles within `max_offset` cells of it in x and y, which is what lets a
+    patch recompute a window and its margin alone. Compiled where numba is available (O(area x
+    max_offset), vectorised), else `obstacle_distance2_numpy`.
     """
+    obstacles = np.ascontiguousarray(obstacles, dtype=np.bool_)
+    if not NUMBA_AVAILABLE or max_offset >= np.iinfo(np.uint16).max:
+        return obstacle_distance2_numpy(obstacles, max_offset)
+    # NumPy allocates (with huge pages on Linux, where numba's allocator faults in 4 KB pages).
+    down, result = np.empty(obstacles.shape, np.uint16), np.empty(obstacles.shape, np.int32)
+    _distance2_kernel(obstacles, int(max_offset), down, result)
+    return result
+
+
+@njit(cache=True, nogil=True)
+def _distance2_kernel(obstacles, max_offset, down, result):
+    """`obstacle_distance2`: capped vertical runs down each column, then, row by row from the
+    top, the runs up each column and the row's nearest `dx^2 + column^2`, into `result`
+    (`down`: scratch of the same shape). Loops start at 0 on row slices, so that the compiler
+    drops numba's negative-index checks and vectorises."""
+    height, width = obstacles.shape
+    cap = np.int32(max_offset + 1)
+    limit = cap * cap
+    run = np.full(width, cap, dtype=np.int32)
+    for y in range(height):
+        blocked = obstacles[y]
+        row = down[y]
+        for x in range(width):
+            value = min(run[x] + np.int32(1), cap)
+            run[x] = np.int32(0) if blocked[x] else value
+            row[x] = run[x]
+    run[:] = cap
+    column2 = np.empty(width, dtype=np.int32)
+    for y in range(height - 1, -1, -1):
+        blocked = obstacles[y]
+        row = down[y]
+        best = result[y]
+        for x in range(width):
+            value = min(run[x] + np.int32(1), cap)
+            run[x] = np.int32(0) if blocked[x] else value
+            vertical = min(np.int32(row[x]), run[x])
+            column2[x] = vertical * vertical
+            best[x] = min(vertical * vertical, limit)
+        for dx in range(1, min(max_offset, width - 1) + 1):
+            step2 = np.int32(dx * dx)
+            count = width - dx
+            from_left, from_right = column2[:count], column2[dx:]
+            right_of, left_of = best[dx:], best[:count]
+            for i in range(count):
+                right_of[i] = min(right_of[i], from_left[i] + step2)
+            for i in range(count):
+                left_of[i] = min(left_of[i], from_right[i] + step2)
+
+
+def obstacle_distance2_numpy(obstacles: np.ndarray, max_offset: int) -> np.ndarray:
+    """The NumPy-only version of `obstacle_distance2` (O(area * max_offset), same values)."""
     height, width = obstacles.shape
     cap = max_offset + 1
     column = np.empty((height, width), dtype=np.int32)
@@ -86,6 +138,7 @@ def obstacle_distance2(obstacles: np.ndarray, max_offset: int) -> np.ndarray:
         shifted = column2 + np.int32(dx * dx)
         np.minimum(best[:, dx:], shifted[:, :-dx], out=best[:, dx:])
         np.minimum(best[:, :-dx], shifted[:, dx:], out=best[:, :-dx])
+    np.minimum(best, np.int32(cap * cap), out=best)
     return best
 
 
@@ -165,95 +218,3 @@ def check_cost_model(cost_model: str) -> None:
     """Refuse an unknown cost model name (ValueError naming the choices)."""
     if cost_model not in COST_MODELS:
         raise ValueError(f"cost_model must be one of {', '.join(COST_MODELS)}, got {cost_model!r}")
-
-
-# --- the layers of a planning grid ----------------------------------------------------------
-
-
-class CostLayers(NamedTuple):
-    """What a cost model makes of a map (flat arrays in OccupancyGrid order).
-
-    `obstacle`: the cells that inflate (and that smoothed paths keep `robot_radius` from);
-    `lethal`: never entered; `inflated`: blocked but not lethal; `distance2`: squared cells to
-    the nearest obstacle centre for the inflated cells (their clearance key); `raw`: the raw
-    cost of every cell (uint8), None for `uniform`.
-    """
-
-    obstacle: np.ndarray
-    lethal: np.ndarray
-    inflated: np.ndarray
-    distance2: np.ndarray
-    raw: np.ndarray | None
-
-
-def cost_layers(
-    values: np.ndarray,
-    shape: tuple[int, int],
-    resolution: float,
-    *,
-    cost_model: str,
-    occupied_threshold: int,
-    allow_unknown: bool,
-    robot_radius: float,
-    inflation_radius: float,
-    cost_scaling_factor: float,
-    raw_costs: np.ndarray | None = None,
-) -> CostLayers:
-    """The layers of `values` (flat occupancy values) under `cost_model`; see the module doc.
-
-    `raw_costs` (uint8, costmap only) are exact raw costs that replace the values' reading.
-    """
-    check_cost_model(cost_model)
-    radius_limit = radius_limit_cells2(robot_radius, resolution)
-    if cost_model == "costmap":
-        raw = raw_costs if raw_costs is not None else costmap_raw(values)
-        obstacle = raw == LETHAL
-        unknown = raw == NO_INFORMATION
-        scan = max(math.isqrt(math.floor(radius_limit)), COSTMAP_BAND_SCAN_CELLS)
-    else:
-        raw = None
-        obstacle = values >= occupied_threshold
-        unknown = values < 0
-        limit = radius_limit
-        if cost_model == "inflation":
-            limit = max(limit, radius_limit_cells2(inflation_radius, resolution))
-        scan = math.isqrt(math.floor(limit))
-    lethal = obstacle | unknown if not allow_unknown else obstacle.copy()
-    distance2 = np.full(values.size, np.iinfo(np.int32).max, dtype=np.int32)
-    if scan >= 1 and obstacle.any():
-        distance2 = obstacle_distance2(obstacle.reshape(shape), scan).reshape(-1)
-        np.minimum(distance2, (scan + 1) ** 2, out=distance2)
-    inflated = ~lethal & (distance2 <= radius_limit)
-    if cost_model == "costmap":
-        inflated |= ~lethal & (raw == INSCRIBED)
-    elif cost_model == "inflation":
-        inscribed = ~obstacle & (distance2 <= radius_limit)
-        raw = _inflation_raw(
-            distance2, obstacle, unknown, inscribed, resolution, robot_radius, inflation_radius,
-            cost_scaling_factor,
-        )
-    return CostLayers(obstacle, lethal, inflated, distance2, raw)
-
-
-def _inflation_raw(
-    distance2: np.ndarray,
-    obstacle: np.ndarray,
-    unknown: np.ndarray,
-    inscribed: np.ndarray,
-    resolution: float,
-    robot_radius: float,
-    inflation_radius: float,
-    cost_scaling_factor: float,
-) -> np.ndarray:
-    """The inflation layer's raw costs (see `inflation_cost`, vectorised); `inscribed` marks the
-    cells within the inscribed radius, unknown ones included (253 overwrites 255)."""
-    reach = ~inscribed & ~obstacle & (
-        distance2 <= radius_limit_cells2(inflation_radius, resolution)
-    )
-    distance = np.sqrt(distance2[reach].astype(np.float64)) * resolution
-    scaled = MAX_NON_OBSTACLE * np.exp(-cost_scaling_factor * (distance - robot_radius))
-    raw = np.where(unknown, NO_INFORMATION, FREE_COST).astype(np.uint8)
-    raw[reach & ~unknown] = scaled[~unknown[reach]].astype(np.uint8)
-    raw[inscribed] = INSCRIBED
-    raw[obstacle] = LETHAL
-    return raw

@@ -177,6 +177,17 @@ class OccupancyMap:
             dx, dy = c * dx + s * dy, -s * dx + c * dy
         return (math.floor(dx / self.resolution), math.floor(dy / self.resolution))
 
+    def worlds_to_cells(self, points: np.ndarray) -> np.ndarray:
+        """`world_to_cell` of each row of `points` ((n, 2) world x, y): an (n, 2) int64 array."""
+        points = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+        dx = points[:, 0] - self.origin_x
+        dy = points[:, 1] - self.origin_y
+        if self.origin_yaw != 0.0:
+            c, s = math.cos(self.origin_yaw), math.sin(self.origin_yaw)
+            dx, dy = c * dx + s * dy, -s * dx + c * dy
+        return np.column_stack((np.floor(dx / self.resolution),
+                                np.floor(dy / self.resolution))).astype(np.int64)
+
     def cell_to_world(self, x: int, y: int) -> tuple[float, float]:
         """The world coordinates of cell (x, y)'s centre: `origin + (i + 0.5) * resolution`."""
         lx = (x + 0.5) * self.resolution

@@ -47,20 +47,18 @@ from .costs import (
     DEFAULT_COST_MODEL,
     DEFAULT_COST_SCALING_FACTOR,
     DEFAULT_INFLATION_RADIUS,
-    cost_layers,
     step_cost_tables,
 )
-from .kernels import (
-    FREE_CLEARANCE,
-    LETHAL_CLEARANCE,
-    SearchBuffers,
-    free_cells,
-    pad_clearance,
-)
+from .kernels import FREE_CLEARANCE, LETHAL_CLEARANCE, SearchBuffers
+from .layers import CostLayers, cost_layers
 from .occupancy import OccupancyMap
 from .sweep import SweepMasks, sweep_masks
+from .timing import StageClock
 
 DEFAULT_OCCUPIED_THRESHOLD = 65
+# What a grid is built with besides its map (PlanningGrid's keyword arguments).
+SETTING_NAMES = ("occupied_threshold", "allow_unknown", "robot_radius", "cost_model",
+                 "inflation_radius", "cost_scaling_factor")
 CONNECTIVITIES = (4, 8)
 
 # Neighbour order shared by the kernels and the reference problem: (name, dx, dy).
@@ -105,43 +103,73 @@ class PlanningGrid:
         cost_model: str = DEFAULT_COST_MODEL,
         inflation_radius: float = DEFAULT_INFLATION_RADIUS,
         cost_scaling_factor: float = DEFAULT_COST_SCALING_FACTOR,
+        timings: dict[str, float] | None = None,
     ) -> None:
+        """Prepare `occupancy`; `timings`, when given, receives the seconds of each stage
+        (threshold, inflate, costs, components)."""
         if isinstance(occupied_threshold, bool) or int(occupied_threshold) != occupied_threshold:
             raise ValueError(f"occupied_threshold must be an integer, got {occupied_threshold!r}")
         if not 1 <= occupied_threshold <= 100:
             raise ValueError(f"occupied_threshold must be in 1..100, got {occupied_threshold}")
-        robot_radius = _non_negative("robot_radius", robot_radius, "m")
+        self._set_map(occupancy)
+        self.occupied_threshold = int(occupied_threshold)
+        self.allow_unknown = bool(allow_unknown)
+        self.robot_radius = _non_negative("robot_radius", robot_radius, "m")
+        self.cost_model = cost_model
+        self.inflation_radius = _non_negative("inflation_radius", inflation_radius, "m")
+        self.cost_scaling_factor = _non_negative("cost_scaling_factor", cost_scaling_factor, "")
+        layers = self.layers_of(occupancy.data, (self.height, self.width), occupancy.raw_costs,
+                                timings)
+        clock = StageClock(timings)
+        self._set_layers(layers)
+        clock.lap("costs")
+        self.component_labels  # noqa: B018 - labelled now: the first plan need not wait
+        clock.lap("components")
+
+    def _set_map(self, occupancy: OccupancyMap) -> None:
         self.map = occupancy
         self.width = occupancy.width
         self.height = occupancy.height
         self.resolution = occupancy.resolution
         self.cell_count = occupancy.cell_count
-        self.occupied_threshold = int(occupied_threshold)
-        self.allow_unknown = bool(allow_unknown)
-        self.robot_radius = robot_radius
-        self.cost_model = cost_model
-        self.inflation_radius = _non_negative("inflation_radius", inflation_radius, "m")
-        self.cost_scaling_factor = _non_negative("cost_scaling_factor", cost_scaling_factor, "")
 
-        layers = cost_layers(
-            occupancy.data, (self.height, self.width), self.resolution,
-            cost_model=cost_model, occupied_threshold=self.occupied_threshold,
-            allow_unknown=self.allow_unknown, robot_radius=robot_radius,
-            inflation_radius=self.inflation_radius, cost_scaling_factor=self.cost_scaling_factor,
-            raw_costs=occupancy.raw_costs,
+    def with_layers(
+        self, occupancy: OccupancyMap, layers: CostLayers, keep_components: bool = False
+    ) -> PlanningGrid:
+        """A grid of `occupancy` with `layers`, under this grid's settings (a patch's result,
+        see `patching`); `keep_components` says its free cells are this grid's, so are its
+        components (else they are labelled on first use)."""
+        grid = object.__new__(type(self))
+        for name in SETTING_NAMES:
+            setattr(grid, name, getattr(self, name))
+        grid._set_map(occupancy)
+        labels = self._labels if keep_components else None
+        grid._set_layers(layers, labels, self._sizes if labels is not None else None)
+        return grid
+
+    def layers_of(
+        self, values: np.ndarray, shape: tuple[int, int], raw_costs: np.ndarray | None,
+        timings: dict[str, float] | None = None,
+    ) -> CostLayers:
+        """The cost layers of `values` (a map or a part of one, `shape` rows x columns) under
+        this grid's settings."""
+        return cost_layers(
+            values, shape, self.resolution, cost_model=self.cost_model,
+            occupied_threshold=self.occupied_threshold, allow_unknown=self.allow_unknown,
+            robot_radius=self.robot_radius, inflation_radius=self.inflation_radius,
+            cost_scaling_factor=self.cost_scaling_factor, raw_costs=raw_costs, timings=timings,
         )
-        lethal, inflated = layers.lethal, layers.inflated
-        clearance = np.full(self.cell_count, FREE_CLEARANCE, dtype=np.int32)
-        clearance[inflated] = layers.distance2[inflated]
-        clearance[lethal] = LETHAL_CLEARANCE
+
+    def _set_layers(
+        self, layers: CostLayers, labels: np.ndarray | None = None,
+        sizes: np.ndarray | None = None,
+    ) -> None:
+        """Adopt the per-cell arrays (made read-only) and forget every lazily made one;
+        `labels` and `sizes` are the components when known to be those of these arrays."""
+        lethal, inflated, raw = layers.lethal, layers.inflated, layers.raw
         blocked = lethal | inflated
         free = ~blocked
-        labels = label_components(free.reshape(self.height, self.width))
-        sizes = np.bincount(labels[labels >= 0], minlength=0).astype(np.int64)
-        padded = pad_clearance(clearance, self.width, self.height)
-        arrays = [layers.obstacle, lethal, inflated, blocked, free, clearance, labels, sizes]
-        if layers.raw is not None:
-            arrays.append(layers.raw)
+        arrays = [blocked, free, *(a for a in layers[:-1] if a is not None)]
         for array in arrays:
             array.setflags(write=False)
         self.obstacle_mask = layers.obstacle
@@ -149,21 +177,45 @@ class PlanningGrid:
         self.inflated_mask = inflated
         self.blocked_mask = blocked
         self.free_mask = free
-        self.clearance = clearance
-        self.padded_clearance = padded
-        self.padded_free = free_cells(padded)
-        self.raw_costs = layers.raw
+        self.clearance = layers.clearance
+        self.padded_clearance = layers.padded
+        self.padded_free = layers.padded_free
+        self.raw_costs = raw
+        self.margin = layers.margin
         # The least raw cost a step may enter (never a lethal cell): it bounds the heuristic.
-        enterable = layers.raw[~lethal] if layers.raw is not None else np.zeros(0, np.uint8)
-        self.least_raw_cost = int(enterable.min()) if enterable.size else 0
-        self.component_labels = labels
-        self.component_sizes = sizes
+        self.least_raw_cost = 0
+        if raw is not None and not lethal.all():  # lethal cells read 255 here
+            self.least_raw_cost = int((raw | lethal.view(np.uint8) * np.uint8(255)).min())
+        self._labels = labels
+        self._sizes = sizes
         self._buffers: SearchBuffers | None = None
         self._padded_costs: np.ndarray | None = None
         self._sweep_masks: SweepMasks | None = None
         self._lazy_lock = threading.Lock()
 
     # --- derived facts ------------------------------------------------------------------------
+
+    @property
+    def component_labels(self) -> np.ndarray:
+        """The 4-connected component label of each cell (-1 blocked), numbered in the order
+        of their lowest cell index. Made with the grid; after a patch that changed which
+        cells are free, made again on first use."""
+        if self._labels is None:
+            with self._lazy_lock:
+                if self._labels is None:
+                    labels = label_components(self.free_mask.reshape(self.height, self.width))
+                    sizes = np.bincount(labels[labels >= 0], minlength=0).astype(np.int64)
+                    labels.setflags(write=False)
+                    sizes.setflags(write=False)
+                    self._sizes = sizes
+                    self._labels = labels
+        return self._labels
+
+    @property
+    def component_sizes(self) -> np.ndarray:
+        """How many cells each component of `component_labels` has."""
+        self.component_labels  # noqa: B018 - makes both
+        return self._sizes
 
     @property
     def component_count(self) -> int:
@@ -263,6 +315,16 @@ class PlanningGrid:
     def is_blocked(self, x: int, y: int) -> bool:
         """Whether cell (x, y) is lethal or inflated."""
         return bool(self.blocked_mask[self.cell_index(x, y)])
+
+    def points_blocked(self, points: np.ndarray) -> np.ndarray:
+        """For each world point of `points` ((n, 2)): whether its cell is outside the map or
+        blocked (what is_path_valid and the replanning check call invalid)."""
+        cells = self.map.worlds_to_cells(points)
+        xs, ys = cells[:, 0], cells[:, 1]
+        inside = (xs >= 0) & (xs < self.width) & (ys >= 0) & (ys < self.height)
+        blocked = ~inside
+        blocked[inside] = self.blocked_mask[ys[inside] * self.width + xs[inside]]
+        return blocked
 
     def can_step(self, from_index: int, to_index: int) -> bool:
         """Whether the clearance rule allows entering `to_index` from `from_index`."""

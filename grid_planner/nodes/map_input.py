@@ -6,6 +6,8 @@ topic carries, by the type its publishers use: `MapFollower` subscribes as Occup
 at the topic's publishers every `POLL_PERIOD_S`, and switches the subscription to
 nav2_msgs/Costmap when one of them publishes that (exact costs win), back to OccupancyGrid when
 none does. nav2_msgs is imported only here, so the planner needs it only to read costmap_raw.
+Partial updates arrive on `<map topic>_updates` as map_msgs/OccupancyGridUpdate (`update_class`,
+None where map_msgs is missing: then the planner follows full maps only).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from rclpy.qos import QoSProfile
 from grid_planner.grid.costs import costmap_value
 from grid_planner.grid.errors import UnsupportedMapError
 from grid_planner.grid.occupancy import OccupancyMap
+from grid_planner.grid.patching import MapPatch
 from grid_planner.nodes.conversions import msg_to_map, quaternion_norm, quaternion_to_yaw
 
 COSTMAP_TYPE = "nav2_msgs/msg/Costmap"
@@ -34,6 +37,26 @@ def costmap_class() -> type | None:
     except ImportError:
         return None
     return Costmap
+
+
+def update_class() -> type | None:
+    """map_msgs/OccupancyGridUpdate, or None where map_msgs is not installed."""
+    try:
+        from map_msgs.msg import OccupancyGridUpdate
+    except ImportError:
+        return None
+    return OccupancyGridUpdate
+
+
+def update_to_patch(msg: object) -> MapPatch:
+    """The core patch of a map_msgs/OccupancyGridUpdate (checked against the map later)."""
+    values = np.array(msg.data, dtype=np.int8).reshape(-1)
+    return MapPatch(int(msg.x), int(msg.y), int(msg.width), int(msg.height), values)
+
+
+def stamp_ns(msg: object) -> int:
+    """A message's header stamp in nanoseconds."""
+    return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
 
 
 def map_size(msg: object) -> tuple[int, int]:

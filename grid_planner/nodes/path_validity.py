@@ -33,17 +33,13 @@ def nearest_index(points: np.ndarray, robot: tuple[float, float]) -> int:
 def invalid_indices(grid: PlanningGrid, points: list[tuple[float, float] | None],
                     first: int) -> list[int]:
     """Indices from `first` on whose point is missing (untransformable), outside the map or
-    on a blocked cell."""
-    invalid = []
-    for index in range(first, len(points)):
-        point = points[index]
-        if point is None:
-            invalid.append(index)
-            continue
-        x, y = grid.world_to_cell(*point)
-        if not grid.contains_cell(x, y) or grid.is_blocked(x, y):
-            invalid.append(index)
-    return invalid
+    on a blocked cell (`PlanningGrid.points_blocked`)."""
+    rest = points[first:]
+    known = [i for i, point in enumerate(rest) if point is not None]
+    invalid = np.ones(len(rest), dtype=bool)
+    if known:
+        invalid[known] = grid.points_blocked(np.array([rest[i] for i in known]))
+    return (first + np.flatnonzero(invalid)).tolist()
 
 
 def check_path(node: PlannerNode, path: Path) -> tuple[bool, list[int]]:

@@ -26,8 +26,10 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from grid_planner.grid import NUMBA_AVAILABLE, warm_up
 from grid_planner.grid.errors import PlannerCancelled, PlannerError, UnsupportedMapError
+from grid_planner.grid.patching import PatchError
 from grid_planner.grid.planner import MAX_SANE_PATH_POSES, plan_world
 from grid_planner.grid.planning_grid import PlanningGrid
+from grid_planner.grid.timing import format_timings
 from grid_planner.nodes.concurrency import RequestGate
 from grid_planner.nodes.conversions import (
     map_to_msg,
@@ -36,7 +38,7 @@ from grid_planner.nodes.conversions import (
 )
 from grid_planner.nodes.frames import Pose2D
 from grid_planner.nodes.lifecycle import DEACTIVATE_WAIT_S, LIFECYCLE_THREADS, ManagedNode
-from grid_planner.nodes.map_input import MapFollower
+from grid_planner.nodes.map_input import MapFollower, stamp_ns, update_class, update_to_patch
 from grid_planner.nodes.nav2_actions import ACTION_THREADS, PathActions, nav2_problem
 from grid_planner.nodes.nav2_parameters import (
     SERVER_PARAMETERS,
@@ -66,6 +68,7 @@ from grid_planner.nodes.planning_map import (
 )
 from grid_planner.nodes.pose_inputs import PoseInputs
 from grid_planner.nodes.qos import COMMAND_QOS, LATCHED_POSE_QOS, MAP_QOS, PLAN_QOS, SERVICE_QOS
+from grid_planner.nodes.replanning import GoalReplanner
 from grid_planner.nodes.wire.cdr import ComputePathAnswer, PathArrays
 from grid_planner.nodes.wire.prebuilt import probe
 from grid_planner.search.result import Budget
@@ -91,6 +94,8 @@ class PlannerNode(ManagedNode):
         self._planners: PlannerTable | None = None
         self._actions: PathActions | None = None
         self._goal_sub = None
+        self._state_group = MutuallyExclusiveCallbackGroup()
+        self._replanner = GoalReplanner(self, self._poses, self._state_group)
         self._warned_keys: set[str] = set()
         self._warm_seconds = 0.0
         # Executor threads the callbacks may hold: the service requests, the state group,
@@ -108,8 +113,17 @@ class PlannerNode(ManagedNode):
         self._planners = configure_planners(self, self._rules)
         warn_unknown_keys(self, self._planners, self._warned_keys)
         self._poses.open()
-        state = MutuallyExclusiveCallbackGroup()
+        state = self._state_group
         self.keep(MapFollower(self, self._param("map_topic"), self._on_map, MAP_QOS, state))
+        updates = update_class()
+        if updates is not None:
+            self.keep(self.create_subscription(
+                updates, f"{self._param('map_topic')}_updates", self._on_map_update, MAP_QOS,
+                callback_group=state,
+            ))
+        else:
+            self.get_logger().warning("map_msgs is not installed: no partial map updates on "
+                                      f"'{self._param('map_topic')}_updates'")
         if self._param("subscribe_initialpose"):
             self.keep(self.create_subscription(
                 PoseWithCovarianceStamped, "initialpose",
@@ -145,9 +159,10 @@ class PlannerNode(ManagedNode):
         self._gate = self._new_gate()
         if self._param("subscribe_goal_pose"):
             self._goal_sub = self.create_subscription(
-                PoseStamped, "goal_pose", self._poses.on_goal, COMMAND_QOS,
+                PoseStamped, "goal_pose", self._on_goal, COMMAND_QOS,
                 callback_group=MutuallyExclusiveCallbackGroup(),
             )
+        self._replanner.start()
 
     def _new_gate(self) -> RequestGate:
         return RequestGate(
@@ -176,6 +191,7 @@ class PlannerNode(ManagedNode):
         if self._actions is not None:
             self._actions.stop("the planner was deactivated", DEACTIVATE_WAIT_S)
         self._gate.wait_idle(DEACTIVATE_WAIT_S)
+        self._replanner.stop()
         if self._goal_sub is not None:
             self.destroy_subscription(self._goal_sub)
             self._goal_sub = None
@@ -186,6 +202,7 @@ class PlannerNode(ManagedNode):
         self._actions = None
         self._planners = None
         self._maps.clear()
+        self._replanner.path.set(None)
 
     def halt_work(self) -> None:
         """Cancel the goal plan, the actions' goals and running service plans; waiting and new
@@ -248,16 +265,48 @@ class PlannerNode(ManagedNode):
             self._param("max_inflation_cells"),
         )
         settings = self.grid_settings()
+        timings: dict[str, float] = {}
         try:
-            grid = settings.build(admit_map(msg, limits, settings))
+            began = time.perf_counter()
+            occupancy = admit_map(msg, limits, settings)
+            timings["convert"] = time.perf_counter() - began
+            grid = settings.build(occupancy, timings)
         except (UnsupportedMapError, ValueError) as error:
             self.get_logger().error(f"map refused: {error}")
             return
-        self._maps.install(grid)
+        self._maps.install(grid, stamp_ns(msg))
         for planner_id in planners.planners:  # so an action's first plan finds its grid
             self._maps.grid(self.grid_settings(planner_id))
         self.get_logger().info(f"map received in frame '{grid.map.frame_id}': {grid.describe()}")
-        self._poses.plan_active_goal("the map changed")
+        self.get_logger().debug(f"map prepared: {format_timings(timings)}")
+        self._replanner.map_changed(grid, "the map changed")
+
+    def _on_map_update(self, msg: object) -> None:
+        """Apply a partial update to the map and its grids; refuse a misfit with a WARN."""
+        if self.shutting_down or self._planners is None:
+            return
+        timings: dict[str, float] = {}
+        try:
+            current = self._maps.current
+            if current is not None and msg.header.frame_id != current.frame_id:
+                raise PatchError(f"its frame '{msg.header.frame_id}' is not the map's frame "
+                                 f"'{current.frame_id}'")
+            self._maps.apply(update_to_patch(msg), stamp_ns(msg), timings)
+        except PatchError as error:
+            self.get_logger().warning(
+                f"map update refused: {error}; the map stays as it was"
+            )
+            return
+        self.get_logger().debug(
+            f"map update {msg.width} x {msg.height} at ({msg.x}, {msg.y}) applied: "
+            f"{format_timings(timings)}"
+        )
+        self._replanner.map_changed(self._maps.peek(self.grid_settings()), "the map was updated")
+
+    def _on_goal(self, msg: PoseStamped) -> None:
+        """A new goal_pose goal: the previous goal's path no longer stands for it."""
+        self._replanner.path.set(None)
+        self._poses.on_goal(msg)
 
     def publish_plan(self, path: PathArrays) -> None:
         """Publish `path` on `plan` (only while active)."""
@@ -315,8 +364,9 @@ class PlannerNode(ManagedNode):
         """
         started = time.monotonic()
         empty = self.empty_path()
+        grids: list[PlanningGrid] = []  # the grid the plan ran on
         try:
-            answer = self._compute(query, cancel, self._param("global_frame"))
+            answer = self._compute(query, cancel, self._param("global_frame"), grids)
         except QueryError as error:
             answer = PlanAnswer(empty, error.code, str(error))
         except PlannerCancelled as error:
@@ -332,13 +382,19 @@ class PlannerNode(ManagedNode):
             answer = PlanAnswer(empty, Codes.UNKNOWN, f"internal error: {error!r}")
         if not answer.planning_time:
             answer.planning_time = time.monotonic() - started
+        if answer.ok and announce:
+            self._replanner.path.set(answer.path.positions[:, :2], grids[0] if grids else None)
         if answer.ok:
             poses = answer.path.pose_count
-            log = self.get_logger().info if announce else self.get_logger().debug
-            log(
+            line = (
                 f"plan: {answer.algorithm}, {poses} poses, {answer.length_m:.2f} m, "
                 f"{answer.nodes_expanded} nodes expanded, {answer.planning_time * 1000:.1f} ms"
             )
+            # One call site per severity: rclpy refuses a second severity from the same line.
+            if announce:
+                self.get_logger().info(line)
+            else:
+                self.get_logger().debug(line)
             if poses > MAX_SANE_PATH_POSES:
                 self.get_logger().warning(
                     f"the path has {poses} poses (more than {MAX_SANE_PATH_POSES}): "
@@ -354,7 +410,8 @@ class PlannerNode(ManagedNode):
                             self.get_clock().now().to_msg(), None)
 
     def _compute(
-        self, query: PlanQuery, cancel: threading.Event | None, global_frame: str
+        self, query: PlanQuery, cancel: threading.Event | None, global_frame: str,
+        grids: list[PlanningGrid],
     ) -> PlanAnswer:
         # Nav2's order: the map, the poses, then the planner.
         current = self._maps.current
@@ -377,6 +434,7 @@ class PlannerNode(ManagedNode):
         grid = self._maps.grid(self.grid_settings(query.planner_id))
         if grid is None:
             raise QueryError(Codes.NO_MAP, "the map was released")
+        grids.append(grid)
         tolerance = query.tolerance if query.tolerance >= 0.0 else value("goal_tolerance")
         if not math.isfinite(tolerance):
             raise QueryError(Codes.INVALID_POSE, f"tolerance must be finite, got {tolerance}")

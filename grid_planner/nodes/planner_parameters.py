@@ -14,6 +14,7 @@ from grid_planner.grid.costs import (
 from grid_planner.grid.planning_grid import CONNECTIVITIES
 from grid_planner.grid.smoothing import DEFAULT_SMOOTHING, SMOOTHINGS, SmootherParams
 from grid_planner.nodes.parameters import Rule, at_least, in_range, non_empty, one_of
+from grid_planner.nodes.replanning import DEFAULT_REPLAN_POLICY, REPLAN_POLICIES
 from grid_planner.search.registry import GRID, domain_algorithms
 
 GRID_ALGORITHMS = domain_algorithms(GRID)
@@ -74,6 +75,12 @@ def planner_parameters(
         "cost_travel_multiplier": (DEFAULT_COST_TRAVEL_MULTIPLIER, "a step onto a cell of cost "
                                    "c costs step * (1 + this * c / 252); 0: shortest path",
                                    at_least(0.0)),
+        "replan_on_map_update": (DEFAULT_REPLAN_POLICY, "after a full map or a patch, replan "
+                                 "the goal_pose goal: always, when_blocked (a pose of its path "
+                                 "newly blocked or the start off the path) or never",
+                                 one_of(REPLAN_POLICIES)),
+        "replan_period": (0.0, "s; replan the goal_pose goal from the latest start this often "
+                          "(0: off)", at_least(0.0)),
         "smoothing": (DEFAULT_SMOOTHING, "none, shortcut or gradient", one_of(SMOOTHINGS)),
         "smoother.w_smooth": (SMOOTHER_DEFAULTS.w_smooth, "gradient smoother: pull towards "
                               "the neighbours' midpoint", at_least(0.0)),

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from grid_planner.grid.errors import UnsupportedMapError
 from grid_planner.grid.occupancy import OccupancyMap
+from grid_planner.grid.patching import MapPatch, PatchError, patch_grid, patch_map
 from grid_planner.grid.planning_grid import PlanningGrid
 from grid_planner.nodes.map_input import map_size, message_to_map
 
@@ -36,13 +37,15 @@ class GridSettings:
             grid.inflation_radius, grid.cost_scaling_factor,
         )
 
-    def build(self, occupancy: OccupancyMap) -> PlanningGrid:
-        """The planning grid of `occupancy` under these settings."""
+    def build(
+        self, occupancy: OccupancyMap, timings: dict[str, float] | None = None
+    ) -> PlanningGrid:
+        """The planning grid of `occupancy` under these settings (`timings`: by stage)."""
         return PlanningGrid(
             occupancy, occupied_threshold=self.occupied_threshold,
             allow_unknown=self.allow_unknown, robot_radius=self.robot_radius,
             cost_model=self.cost_model, inflation_radius=self.inflation_radius,
-            cost_scaling_factor=self.cost_scaling_factor,
+            cost_scaling_factor=self.cost_scaling_factor, timings=timings,
         )
 
     def radii(self) -> dict[str, float]:
@@ -108,6 +111,8 @@ class PlanningMap:
 
     One grid is kept per settings in use (the flat parameters and each configured planner's,
     at most MAX_GRIDS), so planners with different settings do not rebuild each other's grid.
+    Patches (`apply`) replace the map and every grid with patched copies: a plan that already
+    holds a grid keeps planning on it.
     """
 
     MAX_GRIDS = 4
@@ -115,7 +120,25 @@ class PlanningMap:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._map: OccupancyMap | None = None
+        self._stamp_ns = 0
         self._grids: dict[GridSettings, PlanningGrid] = {}
+
+    def apply(self, patch: MapPatch, stamp_ns: int,
+              timings: dict[str, float] | None = None) -> None:
+        """Apply `patch` (stamped `stamp_ns`) to the map and its grids; PatchError with the
+        reason, everything unchanged, when it comes before any full map, is older than the
+        full map or does not fit."""
+        with self._lock:
+            if self._map is None:
+                raise PatchError("no full map has been received yet")
+            if stamp_ns < self._stamp_ns:
+                raise PatchError(
+                    f"its stamp {stamp_ns / 1e9:.3f} s is older than the current full map's "
+                    f"{self._stamp_ns / 1e9:.3f} s"
+                )
+            grids = {key: patch_grid(grid, patch, timings) for key, grid in self._grids.items()}
+            current = next(iter(grids.values())).map if grids else patch_map(self._map, patch)
+            self._map, self._grids = current, grids
 
     @property
     def current(self) -> OccupancyMap | None:
@@ -123,10 +146,16 @@ class PlanningMap:
         with self._lock:
             return self._map
 
-    def install(self, grid: PlanningGrid) -> None:
-        """Use `grid` and its map from now on."""
+    def install(self, grid: PlanningGrid, stamp_ns: int = 0) -> None:
+        """Use `grid` and its map (a full map stamped `stamp_ns`) from now on."""
         with self._lock:
             self._map, self._grids = grid.map, {GridSettings.of(grid): grid}
+            self._stamp_ns = stamp_ns
+
+    def peek(self, settings: GridSettings) -> PlanningGrid | None:
+        """The grid under `settings` if one is made already (None otherwise; never builds)."""
+        with self._lock:
+            return self._grids.get(settings)
 
     def clear(self) -> None:
         """Forget the map and its grids (the node released its resources)."""

@@ -232,8 +232,12 @@ def test_a_non_finite_goal_pose_is_refused_and_the_goal_stays(planner) -> None:
     planner.goal_pub.publish(pose(float("inf"), 0.5))
     wait_for_log(planner, "goal_pose refused: pose is not finite")
     after = len(planner.plans)
-    planner.publish_map(TUTORIAL)  # a new map replans the goal still active: the good one
-    planner.wait_for_plan_between((0.5, 7.5), (9.5, 0.5), after)
+    assert planner.set_parameter("replan_on_map_update", "always").successful
+    try:
+        planner.publish_map(TUTORIAL)  # a new map replans the goal still active: the good one
+        planner.wait_for_plan_between((0.5, 7.5), (9.5, 0.5), after)
+    finally:
+        assert planner.set_parameter("replan_on_map_update", "when_blocked").successful
 
 
 def test_changing_global_frame_never_relabels_the_old_map(planner) -> None:

@@ -434,8 +434,13 @@ def test_new_map_replans_the_active_goal(planner) -> None:
     assert len(first.poses) == 17
     opened = OccupancyMap.from_rows(np.zeros((8, 10)), resolution=1.0)
     before = len(planner.plans)
-    planner.publish_map(opened)
-    second = planner.wait_for_plan_between((0.5, 7.5), (9.5, 0.5), before)
+    # Nothing on the path is blocked now: only `always` replans (when_blocked keeps the path).
+    assert planner.set_parameter("replan_on_map_update", "always").successful
+    try:
+        planner.publish_map(opened)
+        second = planner.wait_for_plan_between((0.5, 7.5), (9.5, 0.5), before)
+    finally:
+        assert planner.set_parameter("replan_on_map_update", "when_blocked").successful
     assert len(second.poses) == 17  # still 9 + 7 steps, now through open space
     assert_valid_path(second, opened, (0, 7), (9, 0))
     assert [p.pose.position.x for p in second.poses] != [p.pose.position.x for p in first.poses]

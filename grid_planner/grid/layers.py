@@ -1,0 +1,209 @@
+"""The per-cell arrays of a planning grid, made from a map's values under one cost model.
+
+`cost_layers` runs the stages the node and the benchmark time: *threshold* (which cells are
+obstacles or unknown), *inflate* (the capped squared distance to the nearest obstacle,
+`costs.obstacle_distance2`) and *costs* (lethal, inflated, the clearance key and its padded
+copy for the kernels, the raw cost field). Every cell's result depends only on the values
+within `CostLayers.margin` cells of it, which is what lets a patch recompute a window plus
+that margin alone (`patching`). Compiled in one pass where numba is available, else NumPy.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from grid_planner.jit import NUMBA_AVAILABLE, njit
+
+from .costs import (
+    COSTMAP_BAND_SCAN_CELLS,
+    FREE_COST,
+    INSCRIBED,
+    LETHAL,
+    MAX_NON_OBSTACLE,
+    NO_INFORMATION,
+    check_cost_model,
+    costmap_raw,
+    obstacle_distance2,
+    radius_limit_cells2,
+)
+from .kernels import FREE_CLEARANCE, LETHAL_CLEARANCE, free_cells, pad_clearance
+from .timing import StageClock
+
+
+class CostLayers(NamedTuple):
+    """What a cost model makes of a map (flat arrays in OccupancyGrid order, writable).
+
+    `obstacle`: the cells that inflate (and that smoothed paths keep `robot_radius` from);
+    `lethal`: never entered; `inflated`: blocked but not lethal; `clearance`: the planning
+    grid's step key (FREE_CLEARANCE, the squared distance for inflated cells, or
+    LETHAL_CLEARANCE), `padded` its copy framed by a lethal border and `padded_free` that
+    copy's free cells (the kernels' layout); `raw`: the raw cost of every cell (uint8), None
+    for `uniform`; `margin`: how many cells around a cell its result depends on.
+    """
+
+    obstacle: np.ndarray
+    lethal: np.ndarray
+    inflated: np.ndarray
+    clearance: np.ndarray
+    padded: np.ndarray
+    padded_free: np.ndarray
+    raw: np.ndarray | None
+    margin: int
+
+
+def cost_layers(
+    values: np.ndarray,
+    shape: tuple[int, int],
+    resolution: float,
+    *,
+    cost_model: str,
+    occupied_threshold: int,
+    allow_unknown: bool,
+    robot_radius: float,
+    inflation_radius: float,
+    cost_scaling_factor: float,
+    raw_costs: np.ndarray | None = None,
+    timings: dict[str, float] | None = None,
+) -> CostLayers:
+    """The layers of `values` (flat occupancy values, `shape` rows x columns) under
+    `cost_model`; see `costs` for the models.
+
+    `raw_costs` (uint8, costmap only) are exact raw costs that replace the values' reading.
+    `timings`, when given, receives the seconds of the stages threshold, inflate and costs.
+    """
+    clock = StageClock(timings)
+    check_cost_model(cost_model)
+    radius_limit = radius_limit_cells2(robot_radius, resolution)
+    if cost_model == "costmap":
+        raw = raw_costs if raw_costs is not None else costmap_raw(values)
+        obstacle = raw == LETHAL
+        unknown = raw == NO_INFORMATION
+        scan = max(math.isqrt(math.floor(radius_limit)), COSTMAP_BAND_SCAN_CELLS)
+    else:
+        raw = None
+        obstacle = values >= occupied_threshold
+        unknown = values < 0
+        limit = radius_limit
+        if cost_model == "inflation":
+            limit = max(limit, radius_limit_cells2(inflation_radius, resolution))
+        scan = math.isqrt(math.floor(limit))
+    clock.lap("threshold")
+    if scan == 0:  # obstacle_distance2's values for max_offset 0, without a pass
+        distance2 = (~obstacle).astype(np.int32)
+    else:
+        distance2 = obstacle_distance2(obstacle.reshape(shape), scan).reshape(-1)
+    clock.lap("inflate")
+    inscribed = raw == INSCRIBED if cost_model == "costmap" else np.zeros(0, dtype=np.bool_)
+    table = np.zeros(0, dtype=np.uint8)
+    if cost_model == "inflation":
+        table = inflation_table(scan, resolution, robot_radius, inflation_radius,
+                                cost_scaling_factor)
+    cells = cell_arrays if NUMBA_AVAILABLE else cell_arrays_numpy
+    lethal, inflated, clearance, padded, padded_free, costs = cells(
+        obstacle, unknown, inscribed, distance2, radius_limit, bool(allow_unknown), table,
+        shape[1], shape[0],
+    )
+    if cost_model == "inflation":
+        raw = costs
+    clock.lap("costs")
+    return CostLayers(obstacle, lethal, inflated, clearance, padded, padded_free, raw, scan)
+
+
+def inflation_table(
+    scan: int, resolution: float, robot_radius: float, inflation_radius: float,
+    cost_scaling_factor: float,
+) -> np.ndarray:
+    """The inflation layer's raw cost (uint8) by squared distance 0 .. (scan + 1)^2 cells^2.
+
+    0 is an obstacle (254), up to the robot radius inscribed (253), up to the inflation radius
+    Nav2's exponential (`costs.inflation_cost`), beyond it free; an unknown cell reads 255
+    unless it is inscribed (`cell_arrays`). One table per grid, so every cell at a distance
+    gets the same float result.
+    """
+    distance2 = np.arange((scan + 1) ** 2 + 1)
+    distance = np.sqrt(distance2.astype(np.float64)) * resolution
+    scaled = MAX_NON_OBSTACLE * np.exp(-cost_scaling_factor * (distance - robot_radius))
+    inscribed = distance2 <= radius_limit_cells2(robot_radius, resolution)
+    reach = ~inscribed & (distance2 <= radius_limit_cells2(inflation_radius, resolution))
+    table = np.where(reach, scaled, FREE_COST).astype(np.uint8)
+    table[inscribed] = INSCRIBED
+    table[0] = LETHAL
+    return table
+
+
+def cell_arrays(obstacle, unknown, inscribed, distance2, radius_limit, allow_unknown, table,
+                width, height):
+    """(lethal, inflated, clearance, padded, padded_free, raw) in one compiled pass.
+
+    `inscribed` (empty or one flag a cell) marks cells a costmap already calls inscribed;
+    `table` (empty, or `inflation_table`) gives the inflation model's raw costs (else `raw` is
+    empty). NumPy allocates the arrays: on Linux it asks for huge pages, where numba's own
+    allocator would fault in every 4 KB page of a large map.
+    """
+    count = width * height
+    stride = width + 2
+    arrays = (
+        np.empty(count, dtype=np.bool_), np.empty(count, dtype=np.bool_),
+        np.empty(count, dtype=np.int32),
+        np.full((height + 2) * stride, LETHAL_CLEARANCE, dtype=np.int32),
+        np.zeros((height + 2) * stride, dtype=np.uint8),
+        np.empty(count if table.size else 0, dtype=np.uint8),
+    )
+    _cell_arrays_kernel(obstacle, unknown, inscribed, distance2, radius_limit, allow_unknown,
+                        table, width, height, *arrays)
+    return arrays
+
+
+@njit(cache=True, nogil=True)
+def _cell_arrays_kernel(obstacle, unknown, inscribed, distance2, radius_limit, allow_unknown,
+                        table, width, height, lethal, inflated, clearance, padded, padded_free,
+                        raw):
+    """`cell_arrays` into the given arrays: branch-free selects on row slices from 0, so the
+    loop vectorises."""
+    count = width * height
+    stride = width + 2
+    marked = inscribed.shape[0] == count
+    marks = inscribed if marked else np.zeros(width, dtype=np.bool_)
+    costed = table.shape[0] > 0
+    row_costs = np.empty(width, dtype=np.uint8)
+    for y in range(height):
+        first, inner = y * width, (y + 1) * stride + 1
+        cells = slice(first, first + width)
+        obstacles, unknowns, distances = obstacle[cells], unknown[cells], distance2[cells]
+        band_marks = marks[cells] if marked else marks
+        hard_row, band_row, key_row = lethal[cells], inflated[cells], clearance[cells]
+        pad_row, free_row = padded[inner:inner + width], padded_free[inner:inner + width]
+        cost_row = raw[cells] if costed else row_costs
+        for x in range(width):
+            hard = obstacles[x] | (unknowns[x] & (not allow_unknown))
+            band = (not hard) & ((distances[x] <= radius_limit) | band_marks[x])
+            key = distances[x] if band else FREE_CLEARANCE
+            key = LETHAL_CLEARANCE if hard else key
+            hard_row[x] = hard
+            band_row[x] = band
+            key_row[x] = key
+            pad_row[x] = key
+            free_row[x] = key == FREE_CLEARANCE
+            if costed:
+                cost = table[distances[x]]
+                cost_row[x] = NO_INFORMATION if unknowns[x] and cost != INSCRIBED else cost
+
+
+def cell_arrays_numpy(obstacle, unknown, inscribed, distance2, radius_limit, allow_unknown,
+                      table, width, height):
+    """The NumPy-only version of `cell_arrays` (same arrays)."""
+    lethal = obstacle | unknown if not allow_unknown else obstacle.copy()
+    inflated = ~lethal & (distance2 <= radius_limit)
+    if inscribed.size:
+        inflated |= ~lethal & inscribed
+    clearance = np.where(inflated, distance2, FREE_CLEARANCE).astype(np.int32)
+    clearance[lethal] = LETHAL_CLEARANCE
+    padded = np.array(pad_clearance(clearance, width, height))
+    raw = np.zeros(0, dtype=np.uint8)
+    if table.size:
+        raw = table[distance2]
+        raw[unknown & (raw != INSCRIBED)] = NO_INFORMATION
+    return lethal, inflated, clearance, padded, np.array(free_cells(padded)), raw

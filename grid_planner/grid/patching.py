@@ -1,0 +1,136 @@
+"""Partial map updates: a window of new values applied to a planning grid without a rebuild.
+
+A costmap publisher sends one full map and then patches (map_msgs/OccupancyGridUpdate: a
+window's corner, size and values). `patch_grid` recomputes only the window plus the grid's
+`margin` around it (every cell's layers depend only on the values within `margin` cells, see
+`layers`), reading the values another `margin` further out, and copies the rest. The result
+is a new grid: one already handed to a running plan never changes under it. The component
+labels are kept when the patch changed no cell between free and blocked, and are otherwise
+made again on first use, so they are never stale. A patch that does not fit the map is refused
+(`PatchError`, naming the reason) before anything changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .costs import costmap_raw
+from .layers import CostLayers
+from .occupancy import OccupancyMap
+from .planning_grid import PlanningGrid
+from .timing import StageClock
+
+
+class PatchError(ValueError):
+    """A patch that does not fit the map it is meant for; the message says why."""
+
+
+@dataclass(frozen=True)
+class MapPatch:
+    """New values for the window of `width` x `height` cells whose lowest corner cell is
+    (`x`, `y`); `values` flat, row by row from the window's bottom row (OccupancyGrid order)."""
+
+    x: int
+    y: int
+    width: int
+    height: int
+    values: np.ndarray
+
+    def check(self, occupancy: OccupancyMap) -> None:
+        """Refuse (PatchError) a patch that does not fit `occupancy`."""
+        if self.width <= 0 or self.height <= 0:
+            raise PatchError(f"the patch is {self.width} x {self.height} cells: empty")
+        if self.values.size != self.width * self.height:
+            raise PatchError(
+                f"the patch has {self.values.size} values, expected width * height = "
+                f"{self.width} * {self.height} = {self.width * self.height}"
+            )
+        if (self.x < 0 or self.y < 0 or self.x + self.width > occupancy.width
+                or self.y + self.height > occupancy.height):
+            raise PatchError(
+                f"the patch covers cells x {self.x}..{self.x + self.width - 1}, y "
+                f"{self.y}..{self.y + self.height - 1}, outside the {occupancy.width} x "
+                f"{occupancy.height} map"
+            )
+
+    @property
+    def window(self) -> tuple[slice, slice]:
+        """The (rows, columns) slices of the patch in a `(height, width)` array of the map."""
+        return slice(self.y, self.y + self.height), slice(self.x, self.x + self.width)
+
+
+def patch_map(occupancy: OccupancyMap, patch: MapPatch) -> OccupancyMap:
+    """`occupancy` with the patch's values (refused with PatchError when it does not fit).
+
+    A map that carries raw costs gets the patch's values read back onto the raw scale
+    (`costs.costmap_raw`), as a full map of those values would.
+    """
+    patch.check(occupancy)
+    rows, columns = patch.window
+    window = np.asarray(patch.values, dtype=np.int8).reshape(patch.height, patch.width)
+    data = occupancy.data.copy().reshape(occupancy.height, occupancy.width)
+    data[rows, columns] = window
+    raw = occupancy.raw_costs
+    if raw is not None:
+        raw = raw.copy().reshape(occupancy.height, occupancy.width)
+        raw[rows, columns] = costmap_raw(window)
+    return replace(occupancy, data=data.reshape(-1), raw_costs=raw)
+
+
+def patch_grid(
+    grid: PlanningGrid, patch: MapPatch, timings: dict[str, float] | None = None
+) -> PlanningGrid:
+    """The grid of `grid`'s map with `patch` applied, under the same settings; `grid` stays as
+    it was. Refused (PatchError) when the patch does not fit; `timings` receives the seconds
+    of the stages map, layers, copy and components."""
+    clock = StageClock(timings)
+    occupancy = patch_map(grid.map, patch)
+    clock.lap("map")
+    margin = grid.margin
+    height, width = grid.height, grid.width
+    # Recompute the window plus the margin; read the values a margin further out.
+    top, bottom = max(0, patch.y - margin), min(height, patch.y + patch.height + margin)
+    left, right = max(0, patch.x - margin), min(width, patch.x + patch.width + margin)
+    source_top, source_bottom = max(0, top - margin), min(height, bottom + margin)
+    source_left, source_right = max(0, left - margin), min(width, right + margin)
+    source_rows, source_columns = slice(source_top, source_bottom), slice(source_left,
+                                                                         source_right)
+    shape = (source_bottom - source_top, source_right - source_left)
+    values = occupancy.grid2d()[source_rows, source_columns].reshape(-1)
+    raw = None
+    if occupancy.raw_costs is not None:
+        raw = occupancy.raw_costs.reshape(height, width)[source_rows, source_columns]
+        raw = raw.reshape(-1)
+    part = grid.layers_of(values, shape, raw)
+    clock.lap("layers")
+    inner = (slice(top - source_top, bottom - source_top),
+             slice(left - source_left, right - source_left))
+    region = (slice(top, bottom), slice(left, right))
+
+    def spliced(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+        merged = old.copy()
+        merged.reshape(height, width)[region] = new.reshape(shape)[inner]
+        return merged
+
+    def spliced_padded(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+        merged = old.copy()
+        target = merged.reshape(height + 2, width + 2)[1:-1, 1:-1]
+        target[region] = new.reshape(shape[0] + 2, shape[1] + 2)[1:-1, 1:-1][inner]
+        return merged
+
+    layers = CostLayers(
+        spliced(grid.obstacle_mask, part.obstacle), spliced(grid.lethal_mask, part.lethal),
+        spliced(grid.inflated_mask, part.inflated), spliced(grid.clearance, part.clearance),
+        spliced_padded(grid.padded_clearance, part.padded),
+        spliced_padded(grid.padded_free, part.padded_free),
+        spliced(grid.raw_costs, part.raw) if part.raw is not None else None, margin,
+    )
+    clock.lap("copy")
+    before = grid.free_mask.reshape(height, width)[region]
+    after = ~(layers.lethal | layers.inflated).reshape(height, width)[region]
+    same_free = bool(np.array_equal(before, after))
+    patched = grid.with_layers(occupancy, layers, keep_components=same_free)
+    clock.lap("components")
+    return patched

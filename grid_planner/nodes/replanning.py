@@ -1,0 +1,147 @@
+"""When a changed map replans the active goal_pose goal (`replan_on_map_update`).
+
+`always` replans on every full map and every patch; `never` on none (the next goal or
+`replan_period` does); `when_blocked` (the default) only when a pose of the current path from
+the one nearest the robot on lies on a cell that the change newly blocked (as is_path_valid
+judges a pose: outside the map or blocked), when the robot's start has moved off the path
+(farther than `off_path_distance` from every pose), when the map's geometry changed, or when
+there is no current path. Comparing the new grid with the one before it, rather than judging
+every pose afresh, lets a robot that stands in the inflated band keep its path.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from grid_planner.grid.planning_grid import PlanningGrid
+from grid_planner.nodes.plan_query import QueryError
+
+if TYPE_CHECKING:
+    from grid_planner.nodes.planner_node import PlannerNode
+    from grid_planner.nodes.pose_inputs import PoseInputs
+
+REPLAN_POLICIES = ("always", "when_blocked", "never")
+DEFAULT_REPLAN_POLICY = "when_blocked"
+# A start farther than this many cells (or the robot radius, if larger) from every pose of the
+# path has left it.
+OFF_PATH_CELLS = 2.0
+
+
+def off_path_distance(grid: PlanningGrid) -> float:
+    """Metres from the path beyond which the start has left it."""
+    return max(OFF_PATH_CELLS * grid.resolution, grid.robot_radius)
+
+
+def same_geometry(before: PlanningGrid, after: PlanningGrid) -> bool:
+    """Whether both grids cover the same cells in the same place."""
+    a, b = before.map, after.map
+    return (a.width, a.height, a.resolution, a.origin, a.frame_id) == (
+        b.width, b.height, b.resolution, b.origin, b.frame_id
+    )
+
+
+def replan_reason(
+    before: PlanningGrid | None, after: PlanningGrid, path: np.ndarray | None,
+    start: tuple[float, float] | None,
+) -> str | None:
+    """Why the path (world points, (n, 2)) planned on `before` must be replanned on `after`
+    under `when_blocked`, or None when it may stay."""
+    if path is None or len(path) == 0:
+        return "there is no current path"
+    if before is None or not same_geometry(before, after):
+        return "the map's geometry changed"
+    first = 0
+    if start is not None:
+        distances = np.hypot(path[:, 0] - start[0], path[:, 1] - start[1])
+        first = int(np.argmin(distances))
+        if distances[first] > off_path_distance(after):
+            return "the start has left the path"
+    ahead = path[first:]
+    newly = after.points_blocked(ahead) & ~before.points_blocked(ahead)
+    if newly.any():
+        return f"pose {first + int(np.argmax(newly))} of the path is now blocked"
+    return None
+
+
+class GoalPath:
+    """The latest path planned for the goal_pose goal (world points) and the grid it was
+    planned on, shared between the goal worker and the map callbacks."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._points: np.ndarray | None = None
+        self._grid: PlanningGrid | None = None
+
+    @property
+    def points(self) -> np.ndarray | None:
+        """The path's world points ((n, 2)), or None before the first goal plan."""
+        with self._lock:
+            return self._points
+
+    @property
+    def grid(self) -> PlanningGrid | None:
+        """The grid the path was planned on."""
+        with self._lock:
+            return self._grid
+
+    def set(self, points: np.ndarray | None, grid: PlanningGrid | None = None) -> None:
+        """Remember the path just planned for the goal and its grid (None: forget them)."""
+        with self._lock:
+            self._points, self._grid = points, grid
+
+
+class GoalReplanner:
+    """Replans the goal_pose goal of one planner node: after map changes as
+    `replan_on_map_update` says, and every `replan_period` seconds while the node is active
+    (`start` / `stop`; a changed period restarts the timer)."""
+
+    def __init__(self, node: PlannerNode, poses: PoseInputs, callback_group: object) -> None:
+        self._node = node
+        self._poses = poses
+        self._group = callback_group
+        self._timer = None
+        self.path = GoalPath()
+        node.add_post_set_parameters_callback(self._on_parameters_set)
+
+    def map_changed(self, after: PlanningGrid | None, why: str) -> None:
+        """Replan the active goal after the map became `after`, if the policy says so."""
+        node = self._node
+        policy = node.get_parameter("replan_on_map_update").value
+        if policy == "never" or after is None:
+            return
+        if policy == "when_blocked":
+            try:
+                robot = node.start_pose(None, node.get_parameter("global_frame").value)
+                start = (robot.x, robot.y)
+            except QueryError:
+                start = None
+            reason = replan_reason(self.path.grid, after, self.path.points, start)
+            if reason is None:
+                node.get_logger().debug(f"{why}: the current path stays clear, no replan")
+                return
+            why = f"{why} and {reason}"
+        self._poses.plan_active_goal(why)
+
+    def start(self) -> None:
+        """Replan periodically from now on, if `replan_period` > 0."""
+        period = self._node.get_parameter("replan_period").value
+        if period > 0.0:
+            self._timer = self._node.create_timer(
+                period, lambda: self._poses.plan_active_goal("replan_period"),
+                callback_group=self._group,
+            )
+
+    def stop(self) -> None:
+        """No more periodic replanning."""
+        if self._timer is not None:
+            self._node.destroy_timer(self._timer)
+            self._timer = None
+
+    def _on_parameters_set(self, parameters: list) -> None:
+        if any(p.name == "replan_period" for p in parameters):
+            self.stop()
+            if self._node.serving:
+                self.start()

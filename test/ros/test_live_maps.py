@@ -1,0 +1,186 @@
+"""planner_node over real DDS with live maps: patches on `map_updates` replan the goal only when
+they block its path (`replan_on_map_update`), misfit patches are refused with the reason and the
+map stays, and `replan_period` replans from a moving start."""
+
+from __future__ import annotations
+
+import array
+
+import numpy as np
+import pytest
+from geometry_msgs.msg import PoseWithCovarianceStamped
+from grid_planner_interfaces.srv import ComputePath
+from ros_harness import ros_client, running, wait_until
+from test_planner_node import PlannerHarness, assert_valid_path, centre, pose
+
+from grid_planner.grid.occupancy import OccupancyMap
+from grid_planner.nodes.qos import LATCHED_POSE_QOS, MAP_QOS
+
+map_msgs = pytest.importorskip("map_msgs.msg")
+
+Codes = ComputePath.Response
+NS = "/lm"
+WIDTH, HEIGHT = 30, 11
+OPEN = OccupancyMap.from_rows(np.zeros((HEIGHT, WIDTH), dtype=np.int8), resolution=1.0)
+START, GOAL = (1, 5), (28, 5)
+KEPT_CLEAR = "the current path stays clear, no replan"
+
+
+class LiveHarness(PlannerHarness):
+    """PlannerHarness plus the map_updates and amcl_pose publishers."""
+
+    def __init__(self, client, proc, namespace: str) -> None:
+        super().__init__(client, proc, namespace)
+        node = client.node
+        self.update_pub = node.create_publisher(
+            map_msgs.OccupancyGridUpdate, f"{namespace}/map_updates", MAP_QOS
+        )
+        self.amcl_pub = node.create_publisher(
+            PoseWithCovarianceStamped, f"{namespace}/amcl_pose", LATCHED_POSE_QOS
+        )
+        wait_until(lambda: self.update_pub.get_subscription_count() > 0,
+                   what="the planner to subscribe to map_updates")
+
+    def publish_patch(self, x: int, y: int, width: int, height: int, values, *,
+                      frame: str = "map", stamp=None) -> None:
+        msg = map_msgs.OccupancyGridUpdate()
+        msg.header.frame_id = frame
+        msg.header.stamp = stamp or self.client.node.get_clock().now().to_msg()
+        msg.x, msg.y, msg.width, msg.height = x, y, width, height
+        data = array.array("b")
+        data.frombytes(np.asarray(values, dtype=np.int8).tobytes())
+        msg.data = data
+        self.update_pub.publish(msg)
+
+    def set_amcl(self, x: float, y: float) -> None:
+        msg = PoseWithCovarianceStamped()
+        msg.header.frame_id = "map"
+        msg.pose.pose = pose(x, y).pose
+        self.amcl_pub.publish(msg)
+
+    def count(self, text: str) -> int:
+        return self.proc.output().count(text)
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory):
+    log_dir = tmp_path_factory.mktemp("live_maps")
+    args = ["--ros-args", "-r", f"__ns:={NS}", "-p", "use_tf:=false",
+            "--log-level", f"{NS[1:]}.grid_planner:=debug"]
+    with running("planner_node", args, log_dir) as proc, ros_client("live_maps_test") as client:
+        yield LiveHarness(client, proc, NS)
+
+
+def start_goal(live: LiveHarness) -> object:
+    """A fresh open map, the start and the goal: the first plan (the straight row y = 5)."""
+    live.publish_map(OPEN)
+    assert live.set_parameter("replan_on_map_update", "when_blocked").successful
+    live.set_start(*OPEN.cell_to_world(*START))
+    before = len(live.plans)
+    live.goal_pub.publish(centre(OPEN, GOAL))
+    first = live.wait_for_plan_between(OPEN.cell_to_world(*START), OPEN.cell_to_world(*GOAL),
+                                       before)
+    assert len(first.poses) == GOAL[0] - START[0] + 1
+    return first
+
+
+def cells_of(path) -> set[tuple[int, int]]:
+    return {OPEN.world_to_cell(p.pose.position.x, p.pose.position.y) for p in path.poses}
+
+
+def test_a_patch_on_the_path_gives_a_new_plan_around_it(live) -> None:
+    start_goal(live)
+    before = len(live.plans)
+    live.publish_patch(15, 2, 1, 7, [100] * 7)  # a wall across the row, open at both ends
+    second = live.wait_for_plan_between(OPEN.cell_to_world(*START),
+                                        OPEN.cell_to_world(*GOAL), before)
+    walled = OccupancyMap.from_rows(
+        np.where((np.arange(WIDTH)[None, :] == 15) & (np.arange(HEIGHT)[:, None] >= 2)
+                 & (np.arange(HEIGHT)[:, None] <= 8), 100, 0).astype(np.int8),
+        resolution=1.0, top_row_first=False,
+    )
+    assert_valid_path(second, walled, START, GOAL)
+    assert not cells_of(second) & {(15, y) for y in range(2, 9)}
+    assert len(second.poses) == 27 + 2 * 4 + 1  # round the wall's nearer end, y 5 -> 1 and back
+
+
+def test_a_patch_far_from_the_path_replans_only_under_always(live) -> None:
+    start_goal(live)
+    plans, kept = len(live.plans), live.count(KEPT_CLEAR)
+    live.publish_patch(10, 9, 3, 2, [100] * 6)  # far from row 5
+    wait_until(lambda: live.count(KEPT_CLEAR) > kept, what="the patch to be judged harmless")
+    assert len(live.plans) == plans
+    assert live.set_parameter("replan_on_map_update", "always").successful
+    try:
+        live.publish_patch(20, 9, 3, 2, [100] * 6)
+        again = live.wait_for_plan_between(OPEN.cell_to_world(*START),
+                                           OPEN.cell_to_world(*GOAL), plans)
+        assert len(again.poses) == GOAL[0] - START[0] + 1
+    finally:
+        assert live.set_parameter("replan_on_map_update", "when_blocked").successful
+
+
+def test_a_bad_replan_policy_is_refused_with_the_choices(live) -> None:
+    result = live.set_parameter("replan_on_map_update", "sometimes")
+    assert not result.successful
+    assert "always, when_blocked, never" in result.reason
+    result = live.set_parameter("replan_period", -1.0)
+    assert not result.successful and ">= 0" in result.reason
+
+
+@pytest.mark.parametrize(
+    ("patch", "reason"),
+    [
+        ({"x": 28, "y": 0, "width": 3, "height": 1, "values": [100] * 3},
+         "map update refused: the patch covers cells x 28..30, y 0..0, outside the 30 x 11 map"),
+        ({"x": -1, "y": 0, "width": 1, "height": 1, "values": [100]},
+         "the patch covers cells x -1..-1, y 0..0, outside the 30 x 11 map"),
+        ({"x": 5, "y": 5, "width": 2, "height": 2, "values": [100] * 3},
+         "the patch has 3 values, expected width * height = 2 * 2 = 4"),
+        ({"x": 5, "y": 5, "width": 1, "height": 1, "values": [100], "frame": "odom"},
+         "its frame 'odom' is not the map's frame 'map'"),
+        ({"x": 5, "y": 5, "width": 1, "height": 1, "values": [100], "old": True},
+         "is older than the current full map's"),
+    ],
+)
+def test_a_bad_patch_is_refused_with_the_reason_and_the_map_stays(live, patch, reason) -> None:
+    live.publish_map(OPEN)
+    warned = live.count("map update refused")
+    patch = dict(patch)
+    if patch.pop("old", False):
+        patch["stamp"] = pose(0.0, 0.0).header.stamp  # time zero, before the map
+    live.publish_patch(**patch)
+    wait_until(lambda: live.count("map update refused") > warned, what="the refusal")
+    refusal = [line for line in live.proc.output().splitlines() if "update refused" in line][-1]
+    assert reason in refusal and refusal.endswith("; the map stays as it was"), refusal
+    # The map is as it was and the node serves: (5, 5) is still free.
+    answer = live.request(centre(OPEN, (5, 5)), start=centre(OPEN, START))
+    assert answer.error_code == Codes.NONE, answer.error_msg
+
+
+def test_a_patch_before_any_full_map_is_refused(tmp_path) -> None:
+    args = ["--ros-args", "-r", "__ns:=/lm0", "-p", "use_tf:=false"]
+    with running("planner_node", args, tmp_path) as proc, ros_client("live_maps_first") as client:
+        harness = LiveHarness(client, proc, "/lm0")
+        harness.publish_patch(0, 0, 1, 1, [100])
+        proc.wait_for_output("map update refused: no full map has been received yet")
+        answer = harness.request(centre(OPEN, GOAL), start=centre(OPEN, START))
+        assert answer.error_code == Codes.NO_MAP
+
+
+def test_replan_period_replans_from_a_moving_start(live) -> None:
+    start_goal(live)
+    assert live.set_parameter("replan_period", 0.2).successful
+    try:
+        for x in (3, 6, 9):
+            before = len(live.plans)
+            live.set_amcl(*OPEN.cell_to_world(x, 5))
+            moved = live.wait_for_plan_between(OPEN.cell_to_world(x, 5),
+                                               OPEN.cell_to_world(*GOAL), before)
+            assert len(moved.poses) == GOAL[0] - x + 1
+            before = len(live.plans)
+            # At that rate: the same start is planned again without any new input.
+            live.wait_for_plan_between(OPEN.cell_to_world(x, 5), OPEN.cell_to_world(*GOAL),
+                                       before)
+    finally:
+        assert live.set_parameter("replan_period", 0.0).successful
