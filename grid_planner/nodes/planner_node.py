@@ -26,6 +26,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from grid_planner.grid import NUMBA_AVAILABLE, warm_up
 from grid_planner.grid.errors import PlannerCancelled, PlannerError, UnsupportedMapError
+from grid_planner.grid.expansion import expansion_shades
 from grid_planner.grid.patching import PatchError
 from grid_planner.grid.planner import MAX_SANE_PATH_POSES, plan_world
 from grid_planner.grid.planning_grid import PlanningGrid
@@ -473,8 +474,6 @@ class PlannerNode(ManagedNode):
         return self._poses.start_pose(explicit, global_frame)
 
     def _publish_expanded(self, grid: PlanningGrid, expanded: np.ndarray, stamp) -> None:
-        from grid_planner.grid.expansion import expansion_shades
-
         # 1..98 by expansion rank: RViz's costmap colour scheme shows the search's wave.
         cells = expansion_shades(expanded, grid.cell_count)
         shown = replace(grid.map, data=cells, frame_id=self._param("global_frame"))
