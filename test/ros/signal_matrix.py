@@ -43,7 +43,7 @@ NODES = ("planner_node", "puzzle_node", "map_publisher", "bringup")
 # Korf's instance 1 (57 moves) for the goal 1..15, 0: A* with misplaced tiles runs for seconds.
 HARD_15 = [13, 6, 8, 12, 15, 14, 0, 10, 11, 7, 4, 5, 9, 1, 3, 2]
 PLAN_SIDE = 1000  # an open map: bidirectional_bfs corner to corner takes ~2 s
-MAP_SIDE = 2000  # a cluttered map with a robot radius: preparing its grid takes ~1 s
+MAP_SIDE = 4000  # a cluttered map with a robot radius: preparing its grid takes ~0.5 s
 BUSY_CPU_S = 0.15  # CPU seconds a node spends after a request before it counts as busy with it
 ALLOWED_STDERR = ("[INFO]", "[DEBUG]")
 # A case whose set-up failed tested nothing: it is run again, up to this many attempts in all.
