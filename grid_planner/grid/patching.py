@@ -122,14 +122,15 @@ def patch_grid(
 
     layers = CostLayers(
         spliced(grid.obstacle_mask, part.obstacle), spliced(grid.lethal_mask, part.lethal),
-        spliced(grid.inflated_mask, part.inflated), spliced(grid.clearance, part.clearance),
+        spliced(grid.inflated_mask, part.inflated), spliced(grid.free_mask, part.free),
+        spliced(grid.clearance, part.clearance),
         spliced_padded(grid.padded_clearance, part.padded),
         spliced_padded(grid.padded_free, part.padded_free),
         spliced(grid.raw_costs, part.raw) if part.raw is not None else None, margin,
     )
     clock.lap("copy")
     before = grid.free_mask.reshape(height, width)[region]
-    after = ~(layers.lethal | layers.inflated).reshape(height, width)[region]
+    after = layers.free.reshape(height, width)[region]
     same_free = bool(np.array_equal(before, after))
     patched = grid.with_layers(occupancy, layers, keep_components=same_free)
     clock.lap("components")

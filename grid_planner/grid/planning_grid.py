@@ -28,8 +28,9 @@ allows it *and* the steps onto both orthogonal neighbours it passes between: a d
 cuts a corner. Neighbours come in the fixed order of DIRECTIONS: east, north, west, south, then
 north-east, north-west, south-west, south-east.
 
-Reachability is precomputed too: `component_labels` numbers the 4-connected components of the
-free cells (valid for 8-connected plans as well, see `components`). A free start reaches exactly
+Reachability is known without a search: `component_labels` (made on first use) numbers the
+4-connected components of the free cells (valid for 8-connected plans as well, see
+`components`). A free start reaches exactly
 its own component; an inflated start reaches the components next to its (small) band-escape
 region. The planner uses this to answer an unreachable goal at once, and to pick the nearest
 reachable cell for a goal tolerance, without searching the whole map.
@@ -106,7 +107,7 @@ class PlanningGrid:
         timings: dict[str, float] | None = None,
     ) -> None:
         """Prepare `occupancy`; `timings`, when given, receives the seconds of each stage
-        (threshold, inflate, costs, components)."""
+        (threshold, inflate, costs). The component labels are made on first use."""
         if isinstance(occupied_threshold, bool) or int(occupied_threshold) != occupied_threshold:
             raise ValueError(f"occupied_threshold must be an integer, got {occupied_threshold!r}")
         if not 1 <= occupied_threshold <= 100:
@@ -123,8 +124,6 @@ class PlanningGrid:
         clock = StageClock(timings)
         self._set_layers(layers)
         clock.lap("costs")
-        self.component_labels  # noqa: B018 - labelled now: the first plan need not wait
-        clock.lap("components")
 
     def _set_map(self, occupancy: OccupancyMap) -> None:
         self.map = occupancy
@@ -166,10 +165,9 @@ class PlanningGrid:
     ) -> None:
         """Adopt the per-cell arrays (made read-only) and forget every lazily made one;
         `labels` and `sizes` are the components when known to be those of these arrays."""
-        lethal, inflated, raw = layers.lethal, layers.inflated, layers.raw
-        blocked = lethal | inflated
-        free = ~blocked
-        arrays = [blocked, free, *(a for a in layers[:-1] if a is not None)]
+        lethal, inflated, free, raw = layers.lethal, layers.inflated, layers.free, layers.raw
+        blocked = ~free
+        arrays = [blocked, *(a for a in layers[:-1] if a is not None)]
         for array in arrays:
             array.setflags(write=False)
         self.obstacle_mask = layers.obstacle
@@ -198,8 +196,9 @@ class PlanningGrid:
     @property
     def component_labels(self) -> np.ndarray:
         """The 4-connected component label of each cell (-1 blocked), numbered in the order
-        of their lowest cell index. Made with the grid; after a patch that changed which
-        cells are free, made again on first use."""
+        of their lowest cell index. Made on first use (a map replaced before any plan reads
+        them costs no labelling), from this grid's own free cells, so never stale; a patch
+        that changed no free cell keeps its grid's labels."""
         if self._labels is None:
             with self._lazy_lock:
                 if self._labels is None:
@@ -275,7 +274,8 @@ class PlanningGrid:
         return float(straight[self.least_raw_cost])
 
     def describe(self) -> str:
-        """A one-line summary of the grid and its parameters, for logs."""
+        """A one-line summary of the grid and its parameters, for logs (the component count
+        once the labels are made: a log line does not label a map no plan may read)."""
         model = self.cost_model
         if model == "inflation":
             model += (
@@ -286,8 +286,8 @@ class PlanningGrid:
             f"{self.width} x {self.height} cells at {self.resolution} m, cost model {model}, "
             f"threshold {self.occupied_threshold}, allow_unknown {self.allow_unknown}, "
             f"robot_radius {self.robot_radius} m: {int(self.lethal_mask.sum())} lethal, "
-            f"{int(self.inflated_mask.sum())} inflated, {int(self.free_mask.sum())} free cells "
-            f"in {self.component_count} components"
+            f"{int(self.inflated_mask.sum())} inflated, {int(self.free_mask.sum())} free cells"
+            + (f" in {self.component_count} components" if self._labels is not None else "")
         )
 
     # --- cells --------------------------------------------------------------------------------
