@@ -42,14 +42,16 @@ class CostLayers(NamedTuple):
     grid's step key (FREE_CLEARANCE, the squared distance for inflated cells, or
     LETHAL_CLEARANCE), `padded` its copy framed by a lethal border and `padded_free` that
     copy's free cells (the kernels' layout); `raw`: the raw cost of every cell (uint8), None
-    for `uniform`; `margin`: how many cells around a cell its result depends on.
+    for `uniform`; `margin`: how many cells around a cell its result depends on. `lethal`,
+    `inflated` and `clearance` may be None (a patched grid's): the grid derives them from
+    `free` and `padded` on first use.
     """
 
     obstacle: np.ndarray
-    lethal: np.ndarray
-    inflated: np.ndarray
+    lethal: np.ndarray | None
+    inflated: np.ndarray | None
     free: np.ndarray
-    clearance: np.ndarray
+    clearance: np.ndarray | None
     padded: np.ndarray
     padded_free: np.ndarray
     raw: np.ndarray | None

@@ -121,9 +121,8 @@ def patch_grid(
         return merged
 
     layers = CostLayers(
-        spliced(grid.obstacle_mask, part.obstacle), spliced(grid.lethal_mask, part.lethal),
-        spliced(grid.inflated_mask, part.inflated), spliced(grid.free_mask, part.free),
-        spliced(grid.clearance, part.clearance),
+        spliced(grid.obstacle_mask, part.obstacle), None, None,
+        spliced(grid.free_mask, part.free), None,
         spliced_padded(grid.padded_clearance, part.padded),
         spliced_padded(grid.padded_free, part.padded_free),
         spliced(grid.raw_costs, part.raw) if part.raw is not None else None, margin,

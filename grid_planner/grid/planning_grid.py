@@ -165,33 +165,69 @@ class PlanningGrid:
     ) -> None:
         """Adopt the per-cell arrays (made read-only) and forget every lazily made one;
         `labels` and `sizes` are the components when known to be those of these arrays."""
-        lethal, inflated, free, raw = layers.lethal, layers.inflated, layers.free, layers.raw
-        blocked = ~free
-        arrays = [blocked, *(a for a in layers[:-1] if a is not None)]
-        for array in arrays:
-            array.setflags(write=False)
+        free, raw = layers.free, layers.raw
+        for array in layers[:-1]:
+            if array is not None:
+                array.setflags(write=False)
         self.obstacle_mask = layers.obstacle
-        self.lethal_mask = lethal
-        self.inflated_mask = inflated
-        self.blocked_mask = blocked
         self.free_mask = free
-        self.clearance = layers.clearance
         self.padded_clearance = layers.padded
         self.padded_free = layers.padded_free
         self.raw_costs = raw
         self.margin = layers.margin
+        self._lazy_lock = threading.RLock()  # derived arrays read others
+        # Derived from the arrays above when the layers leave them out (a patch does).
+        self._derived = {name: array for name, array in (
+            ("lethal_mask", layers.lethal), ("inflated_mask", layers.inflated),
+            ("clearance", layers.clearance)) if array is not None}
         # The least raw cost a step may enter (never a lethal cell): it bounds the heuristic.
         self.least_raw_cost = 0
-        if raw is not None and not lethal.all():  # lethal cells read 255 here
-            self.least_raw_cost = int((raw | lethal.view(np.uint8) * np.uint8(255)).min())
+        if raw is not None:
+            lethal = self.lethal_mask
+            if not lethal.all():  # lethal cells read 255 here
+                self.least_raw_cost = int((raw | lethal.view(np.uint8) * np.uint8(255)).min())
         self._labels = labels
         self._sizes = sizes
         self._buffers: SearchBuffers | None = None
         self._padded_costs: np.ndarray | None = None
         self._sweep_masks: SweepMasks | None = None
-        self._lazy_lock = threading.Lock()
 
     # --- derived facts ------------------------------------------------------------------------
+
+    def _derived_array(self, name: str, make) -> np.ndarray:
+        """The read-only array `name`, made by `make()` on first use (once, under the lock)."""
+        array = self._derived.get(name)
+        if array is None:
+            with self._lazy_lock:
+                array = self._derived.get(name)
+                if array is None:
+                    array = make()
+                    array.setflags(write=False)
+                    self._derived[name] = array
+        return array
+
+    @property
+    def clearance(self) -> np.ndarray:
+        """The clearance key of each cell (int32, see the module doc): `padded_clearance`
+        without its border."""
+        return self._derived_array("clearance", lambda: np.ascontiguousarray(
+            self.padded_clearance.reshape(self.height + 2, self.width + 2)[1:-1, 1:-1]
+        ).reshape(-1))
+
+    @property
+    def lethal_mask(self) -> np.ndarray:
+        """The lethal cells (never entered)."""
+        return self._derived_array("lethal_mask", lambda: self.clearance == LETHAL_CLEARANCE)
+
+    @property
+    def inflated_mask(self) -> np.ndarray:
+        """The inflated cells: blocked, not lethal."""
+        return self._derived_array("inflated_mask", lambda: ~(self.free_mask | self.lethal_mask))
+
+    @property
+    def blocked_mask(self) -> np.ndarray:
+        """The blocked cells: lethal or inflated."""
+        return self._derived_array("blocked_mask", lambda: ~self.free_mask)
 
     @property
     def component_labels(self) -> np.ndarray:
@@ -314,7 +350,7 @@ class PlanningGrid:
 
     def is_blocked(self, x: int, y: int) -> bool:
         """Whether cell (x, y) is lethal or inflated."""
-        return bool(self.blocked_mask[self.cell_index(x, y)])
+        return not self.free_mask[self.cell_index(x, y)]
 
     def points_blocked(self, points: np.ndarray) -> np.ndarray:
         """For each world point of `points` ((n, 2)): whether its cell is outside the map or
@@ -323,13 +359,19 @@ class PlanningGrid:
         xs, ys = cells[:, 0], cells[:, 1]
         inside = (xs >= 0) & (xs < self.width) & (ys >= 0) & (ys < self.height)
         blocked = ~inside
-        blocked[inside] = self.blocked_mask[ys[inside] * self.width + xs[inside]]
+        blocked[inside] = ~self.free_mask[ys[inside] * self.width + xs[inside]]
         return blocked
+
+    def _key(self, index: int) -> int:
+        """The clearance key of cell `index`, read from the padded layout (which every grid
+        holds), so a query never needs the whole unpadded `clearance`."""
+        y, x = divmod(index, self.width)
+        return int(self.padded_clearance[(y + 1) * (self.width + 2) + x + 1])
 
     def can_step(self, from_index: int, to_index: int) -> bool:
         """Whether the clearance rule allows entering `to_index` from `from_index`."""
-        own = int(self.clearance[from_index])
-        other = int(self.clearance[to_index])
+        own = self._key(from_index)
+        other = self._key(to_index)
         return own != LETHAL_CLEARANCE and (other == FREE_CLEARANCE or other > own)
 
     def steps(self, index: int, connectivity: int = 4) -> list[tuple[int, int]]:
@@ -362,9 +404,8 @@ class PlanningGrid:
         (a small search over band cells of rising clearance, bounded by the band's depth), and
         reaches every component next to that escape region. A lethal start reaches nothing.
         """
-        clearance = self.clearance
         labels = self.component_labels
-        own = int(clearance[start_index])
+        own = self._key(start_index)
         if own == FREE_CLEARANCE:
             return {int(labels[start_index])}
         if own == LETHAL_CLEARANCE:
@@ -375,7 +416,7 @@ class PlanningGrid:
         while stack:
             cell = stack.pop()
             for _direction, other in self.steps(cell, connectivity):
-                if clearance[other] == FREE_CLEARANCE:
+                if self._key(other) == FREE_CLEARANCE:
                     reached.add(int(labels[other]))
                 elif other not in seen:
                     seen.add(other)
