@@ -217,7 +217,9 @@ class PlanningGrid:
     @property
     def lethal_mask(self) -> np.ndarray:
         """The lethal cells (never entered)."""
-        return self._derived_array("lethal_mask", lambda: self.clearance == LETHAL_CLEARANCE)
+        return self._derived_array("lethal_mask", lambda: (
+            self.padded_clearance.reshape(self.height + 2, self.width + 2)[1:-1, 1:-1]
+            == LETHAL_CLEARANCE).reshape(-1))
 
     @property
     def inflated_mask(self) -> np.ndarray:
