@@ -70,13 +70,16 @@ def patch_map(occupancy: OccupancyMap, patch: MapPatch) -> OccupancyMap:
     patch.check(occupancy)
     rows, columns = patch.window
     window = np.asarray(patch.values, dtype=np.int8).reshape(patch.height, patch.width)
-    data = occupancy.data.copy().reshape(occupancy.height, occupancy.width)
-    data[rows, columns] = window
+    shape = (occupancy.height, occupancy.width)
+    data = occupancy.data.copy()  # flat and owned: the new map keeps it without a copy
+    data.reshape(shape)[rows, columns] = window
+    data.setflags(write=False)
     raw = occupancy.raw_costs
     if raw is not None:
-        raw = raw.copy().reshape(occupancy.height, occupancy.width)
-        raw[rows, columns] = costmap_raw(window)
-    return replace(occupancy, data=data.reshape(-1), raw_costs=raw)
+        raw = raw.copy()
+        raw.reshape(shape)[rows, columns] = costmap_raw(window)
+        raw.setflags(write=False)
+    return replace(occupancy, data=data, raw_costs=raw)
 
 
 def patch_grid(
