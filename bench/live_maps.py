@@ -5,8 +5,9 @@ Run from the repository root: `python bench/live_maps.py [--quick]` prints one J
 robot radius 0.22 m, the occupancy (`uniform`) model, as the issue says.
 
 - Full map: an OccupancyGrid message -> planning grid ready, per stage (convert, threshold,
-  inflate, costs, components), the median of several runs, wall and CPU (thread) time: on a
-  shared machine the CPU time is the steadier figure; the verdict reads the wall median.
+  inflate, costs; the component labels are made by the first plan that reads them, not here),
+  the median of several runs, wall and CPU (thread) time: on a shared machine the CPU time is
+  the steadier figure; the verdict reads the wall median.
 - Patch: a 100 x 100 window on 2048^2 (0.5 % obstacles, so that a path exists) applied
   (`patch_grid`) and the active path checked against the new grid (`points_blocked`).
 - Stream: patches at 5 Hz and a full map each second, with an active goal across the map,

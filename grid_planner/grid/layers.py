@@ -37,17 +37,21 @@ class CostLayers(NamedTuple):
     """What a cost model makes of a map (flat arrays in OccupancyGrid order, writable).
 
     `obstacle`: the cells that inflate (and that smoothed paths keep `robot_radius` from);
-    `lethal`: never entered; `inflated`: blocked but not lethal; `clearance`: the planning
+    `lethal`: never entered; `inflated`: blocked but not lethal; `free`: neither (made in the
+    same pass, so the grid needs no further pass over the map); `clearance`: the planning
     grid's step key (FREE_CLEARANCE, the squared distance for inflated cells, or
     LETHAL_CLEARANCE), `padded` its copy framed by a lethal border and `padded_free` that
     copy's free cells (the kernels' layout); `raw`: the raw cost of every cell (uint8), None
-    for `uniform`; `margin`: how many cells around a cell its result depends on.
+    for `uniform`; `margin`: how many cells around a cell its result depends on. `lethal`,
+    `inflated` and `clearance` are None when left out (`cost_layers` and patches leave them
+    out): the grid derives them from `free` and `padded` on first use.
     """
 
     obstacle: np.ndarray
-    lethal: np.ndarray
-    inflated: np.ndarray
-    clearance: np.ndarray
+    lethal: np.ndarray | None
+    inflated: np.ndarray | None
+    free: np.ndarray
+    clearance: np.ndarray | None
     padded: np.ndarray
     padded_free: np.ndarray
     raw: np.ndarray | None
@@ -102,14 +106,14 @@ def cost_layers(
         table = inflation_table(scan, resolution, robot_radius, inflation_radius,
                                 cost_scaling_factor)
     cells = cell_arrays if NUMBA_AVAILABLE else cell_arrays_numpy
-    lethal, inflated, clearance, padded, padded_free, costs = cells(
+    free, padded, padded_free, costs = cells(
         obstacle, unknown, inscribed, distance2, radius_limit, bool(allow_unknown), table,
         shape[1], shape[0],
     )
     if cost_model == "inflation":
         raw = costs
     clock.lap("costs")
-    return CostLayers(obstacle, lethal, inflated, clearance, padded, padded_free, raw, scan)
+    return CostLayers(obstacle, None, None, free, None, padded, padded_free, raw, scan)
 
 
 def inflation_table(
@@ -136,7 +140,8 @@ def inflation_table(
 
 def cell_arrays(obstacle, unknown, inscribed, distance2, radius_limit, allow_unknown, table,
                 width, height):
-    """(lethal, inflated, clearance, padded, padded_free, raw) in one compiled pass.
+    """(free, padded, padded_free, raw) in one compiled pass: the lethal, inflated and
+    unpadded clearance arrays are left for the grid to derive when something reads them.
 
     `inscribed` (empty or one flag a cell) marks cells a costmap already calls inscribed;
     `table` (empty, or `inflation_table`) gives the inflation model's raw costs (else `raw` is
@@ -146,8 +151,7 @@ def cell_arrays(obstacle, unknown, inscribed, distance2, radius_limit, allow_unk
     count = width * height
     stride = width + 2
     arrays = (
-        np.empty(count, dtype=np.bool_), np.empty(count, dtype=np.bool_),
-        np.empty(count, dtype=np.int32),
+        np.empty(count, dtype=np.bool_),
         np.full((height + 2) * stride, LETHAL_CLEARANCE, dtype=np.int32),
         np.zeros((height + 2) * stride, dtype=np.uint8),
         np.empty(count if table.size else 0, dtype=np.uint8),
@@ -159,8 +163,7 @@ def cell_arrays(obstacle, unknown, inscribed, distance2, radius_limit, allow_unk
 
 @njit(cache=True, nogil=True)
 def _cell_arrays_kernel(obstacle, unknown, inscribed, distance2, radius_limit, allow_unknown,
-                        table, width, height, lethal, inflated, clearance, padded, padded_free,
-                        raw):
+                        table, width, height, free, padded, padded_free, raw):
     """`cell_arrays` into the given arrays: branch-free selects on row slices from 0, so the
     loop vectorises."""
     count = width * height
@@ -174,7 +177,7 @@ def _cell_arrays_kernel(obstacle, unknown, inscribed, distance2, radius_limit, a
         cells = slice(first, first + width)
         obstacles, unknowns, distances = obstacle[cells], unknown[cells], distance2[cells]
         band_marks = marks[cells] if marked else marks
-        hard_row, band_row, key_row = lethal[cells], inflated[cells], clearance[cells]
+        open_row = free[cells]
         pad_row, free_row = padded[inner:inner + width], padded_free[inner:inner + width]
         cost_row = raw[cells] if costed else row_costs
         for x in range(width):
@@ -182,10 +185,8 @@ def _cell_arrays_kernel(obstacle, unknown, inscribed, distance2, radius_limit, a
             band = (not hard) & ((distances[x] <= radius_limit) | band_marks[x])
             key = distances[x] if band else FREE_CLEARANCE
             key = LETHAL_CLEARANCE if hard else key
-            hard_row[x] = hard
-            band_row[x] = band
-            key_row[x] = key
             pad_row[x] = key
+            open_row[x] = key == FREE_CLEARANCE
             free_row[x] = key == FREE_CLEARANCE
             if costed:
                 cost = table[distances[x]]
@@ -206,4 +207,5 @@ def cell_arrays_numpy(obstacle, unknown, inscribed, distance2, radius_limit, all
     if table.size:
         raw = table[distance2]
         raw[unknown & (raw != INSCRIBED)] = NO_INFORMATION
-    return lethal, inflated, clearance, padded, np.array(free_cells(padded)), raw
+    free = ~(lethal | inflated)
+    return free, padded, np.array(free_cells(padded)), raw

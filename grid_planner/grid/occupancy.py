@@ -60,7 +60,8 @@ class OccupancyMap:
             if values.size and (values.min() < -128 or values.max() > 127):
                 raise UnsupportedMapError("map values must fit in int8 (-128..127)")
             values = values.astype(np.int8)
-        values = np.array(values, dtype=np.int8, copy=True).reshape(-1)
+        if not _immutable(values):
+            values = np.array(values, dtype=np.int8, copy=True).reshape(-1)
         if values.size != int(self.width) * int(self.height):
             raise UnsupportedMapError(
                 f"map data has {values.size} values, expected width * height = "
@@ -68,7 +69,9 @@ class OccupancyMap:
             )
         values.setflags(write=False)
         if self.raw_costs is not None:
-            raw = np.array(self.raw_costs, dtype=np.uint8, copy=True).reshape(-1)
+            raw = np.asarray(self.raw_costs)
+            if not (_immutable(raw) and raw.dtype == np.uint8):
+                raw = np.array(raw, dtype=np.uint8, copy=True).reshape(-1)
             if raw.size != values.size:
                 raise UnsupportedMapError(
                     f"raw costs have {raw.size} values, expected {values.size}"
@@ -213,3 +216,9 @@ class OccupancyMap:
             c, s = math.cos(self.origin_yaw), math.sin(self.origin_yaw)
             lx, ly = c * lx - s * ly, s * lx + c * ly
         return np.column_stack((self.origin_x + lx, self.origin_y + ly))
+
+
+def _immutable(array: np.ndarray) -> bool:
+    """Whether `array` is flat, read-only and owns its memory: no one holds a writable view
+    of it, so a map may keep it without a copy (a patched map's new values do this)."""
+    return array.ndim == 1 and not array.flags.writeable and array.base is None

@@ -70,13 +70,16 @@ def patch_map(occupancy: OccupancyMap, patch: MapPatch) -> OccupancyMap:
     patch.check(occupancy)
     rows, columns = patch.window
     window = np.asarray(patch.values, dtype=np.int8).reshape(patch.height, patch.width)
-    data = occupancy.data.copy().reshape(occupancy.height, occupancy.width)
-    data[rows, columns] = window
+    shape = (occupancy.height, occupancy.width)
+    data = occupancy.data.copy()  # flat and owned: the new map keeps it without a copy
+    data.reshape(shape)[rows, columns] = window
+    data.setflags(write=False)
     raw = occupancy.raw_costs
     if raw is not None:
-        raw = raw.copy().reshape(occupancy.height, occupancy.width)
-        raw[rows, columns] = costmap_raw(window)
-    return replace(occupancy, data=data.reshape(-1), raw_costs=raw)
+        raw = raw.copy()
+        raw.reshape(shape)[rows, columns] = costmap_raw(window)
+        raw.setflags(write=False)
+    return replace(occupancy, data=data, raw_costs=raw)
 
 
 def patch_grid(
@@ -121,15 +124,15 @@ def patch_grid(
         return merged
 
     layers = CostLayers(
-        spliced(grid.obstacle_mask, part.obstacle), spliced(grid.lethal_mask, part.lethal),
-        spliced(grid.inflated_mask, part.inflated), spliced(grid.clearance, part.clearance),
+        spliced(grid.obstacle_mask, part.obstacle), None, None,
+        spliced(grid.free_mask, part.free), None,
         spliced_padded(grid.padded_clearance, part.padded),
         spliced_padded(grid.padded_free, part.padded_free),
         spliced(grid.raw_costs, part.raw) if part.raw is not None else None, margin,
     )
     clock.lap("copy")
     before = grid.free_mask.reshape(height, width)[region]
-    after = ~(layers.lethal | layers.inflated).reshape(height, width)[region]
+    after = layers.free.reshape(height, width)[region]
     same_free = bool(np.array_equal(before, after))
     patched = grid.with_layers(occupancy, layers, keep_components=same_free)
     clock.lap("components")

@@ -28,8 +28,9 @@ allows it *and* the steps onto both orthogonal neighbours it passes between: a d
 cuts a corner. Neighbours come in the fixed order of DIRECTIONS: east, north, west, south, then
 north-east, north-west, south-west, south-east.
 
-Reachability is precomputed too: `component_labels` numbers the 4-connected components of the
-free cells (valid for 8-connected plans as well, see `components`). A free start reaches exactly
+Reachability is known without a search: `component_labels` (made on first use) numbers the
+4-connected components of the free cells (valid for 8-connected plans as well, see
+`components`). A free start reaches exactly
 its own component; an inflated start reaches the components next to its (small) band-escape
 region. The planner uses this to answer an unreachable goal at once, and to pick the nearest
 reachable cell for a goal tolerance, without searching the whole map.
@@ -106,7 +107,7 @@ class PlanningGrid:
         timings: dict[str, float] | None = None,
     ) -> None:
         """Prepare `occupancy`; `timings`, when given, receives the seconds of each stage
-        (threshold, inflate, costs, components)."""
+        (threshold, inflate, costs). The component labels are made on first use."""
         if isinstance(occupied_threshold, bool) or int(occupied_threshold) != occupied_threshold:
             raise ValueError(f"occupied_threshold must be an integer, got {occupied_threshold!r}")
         if not 1 <= occupied_threshold <= 100:
@@ -123,8 +124,6 @@ class PlanningGrid:
         clock = StageClock(timings)
         self._set_layers(layers)
         clock.lap("costs")
-        self.component_labels  # noqa: B018 - labelled now: the first plan need not wait
-        clock.lap("components")
 
     def _set_map(self, occupancy: OccupancyMap) -> None:
         self.map = occupancy
@@ -166,40 +165,78 @@ class PlanningGrid:
     ) -> None:
         """Adopt the per-cell arrays (made read-only) and forget every lazily made one;
         `labels` and `sizes` are the components when known to be those of these arrays."""
-        lethal, inflated, raw = layers.lethal, layers.inflated, layers.raw
-        blocked = lethal | inflated
-        free = ~blocked
-        arrays = [blocked, free, *(a for a in layers[:-1] if a is not None)]
-        for array in arrays:
-            array.setflags(write=False)
+        free, raw = layers.free, layers.raw
+        for array in layers[:-1]:
+            if array is not None:
+                array.setflags(write=False)
         self.obstacle_mask = layers.obstacle
-        self.lethal_mask = lethal
-        self.inflated_mask = inflated
-        self.blocked_mask = blocked
         self.free_mask = free
-        self.clearance = layers.clearance
         self.padded_clearance = layers.padded
         self.padded_free = layers.padded_free
         self.raw_costs = raw
         self.margin = layers.margin
+        self._lazy_lock = threading.RLock()  # derived arrays read others
+        # Derived from the arrays above when the layers leave them out (a patch does).
+        self._derived = {name: array for name, array in (
+            ("lethal_mask", layers.lethal), ("inflated_mask", layers.inflated),
+            ("clearance", layers.clearance)) if array is not None}
         # The least raw cost a step may enter (never a lethal cell): it bounds the heuristic.
         self.least_raw_cost = 0
-        if raw is not None and not lethal.all():  # lethal cells read 255 here
-            self.least_raw_cost = int((raw | lethal.view(np.uint8) * np.uint8(255)).min())
+        if raw is not None:
+            lethal = self.lethal_mask
+            if not lethal.all():  # lethal cells read 255 here
+                self.least_raw_cost = int((raw | lethal.view(np.uint8) * np.uint8(255)).min())
         self._labels = labels
         self._sizes = sizes
         self._buffers: SearchBuffers | None = None
         self._padded_costs: np.ndarray | None = None
         self._sweep_masks: SweepMasks | None = None
-        self._lazy_lock = threading.Lock()
 
     # --- derived facts ------------------------------------------------------------------------
+
+    def _derived_array(self, name: str, make) -> np.ndarray:
+        """The read-only array `name`, made by `make()` on first use (once, under the lock)."""
+        array = self._derived.get(name)
+        if array is None:
+            with self._lazy_lock:
+                array = self._derived.get(name)
+                if array is None:
+                    array = make()
+                    array.setflags(write=False)
+                    self._derived[name] = array
+        return array
+
+    @property
+    def clearance(self) -> np.ndarray:
+        """The clearance key of each cell (int32, see the module doc): `padded_clearance`
+        without its border."""
+        return self._derived_array("clearance", lambda: np.ascontiguousarray(
+            self.padded_clearance.reshape(self.height + 2, self.width + 2)[1:-1, 1:-1]
+        ).reshape(-1))
+
+    @property
+    def lethal_mask(self) -> np.ndarray:
+        """The lethal cells (never entered)."""
+        return self._derived_array("lethal_mask", lambda: (
+            self.padded_clearance.reshape(self.height + 2, self.width + 2)[1:-1, 1:-1]
+            == LETHAL_CLEARANCE).reshape(-1))
+
+    @property
+    def inflated_mask(self) -> np.ndarray:
+        """The inflated cells: blocked, not lethal."""
+        return self._derived_array("inflated_mask", lambda: ~(self.free_mask | self.lethal_mask))
+
+    @property
+    def blocked_mask(self) -> np.ndarray:
+        """The blocked cells: lethal or inflated."""
+        return self._derived_array("blocked_mask", lambda: ~self.free_mask)
 
     @property
     def component_labels(self) -> np.ndarray:
         """The 4-connected component label of each cell (-1 blocked), numbered in the order
-        of their lowest cell index. Made with the grid; after a patch that changed which
-        cells are free, made again on first use."""
+        of their lowest cell index. Made on first use (a map replaced before any plan reads
+        them costs no labelling), from this grid's own free cells, so never stale; a patch
+        that changed no free cell keeps its grid's labels."""
         if self._labels is None:
             with self._lazy_lock:
                 if self._labels is None:
@@ -275,7 +312,8 @@ class PlanningGrid:
         return float(straight[self.least_raw_cost])
 
     def describe(self) -> str:
-        """A one-line summary of the grid and its parameters, for logs."""
+        """A one-line summary of the grid and its parameters, for logs (the component count
+        once the labels are made: a log line does not label a map no plan may read)."""
         model = self.cost_model
         if model == "inflation":
             model += (
@@ -286,8 +324,8 @@ class PlanningGrid:
             f"{self.width} x {self.height} cells at {self.resolution} m, cost model {model}, "
             f"threshold {self.occupied_threshold}, allow_unknown {self.allow_unknown}, "
             f"robot_radius {self.robot_radius} m: {int(self.lethal_mask.sum())} lethal, "
-            f"{int(self.inflated_mask.sum())} inflated, {int(self.free_mask.sum())} free cells "
-            f"in {self.component_count} components"
+            f"{int(self.inflated_mask.sum())} inflated, {int(self.free_mask.sum())} free cells"
+            + (f" in {self.component_count} components" if self._labels is not None else "")
         )
 
     # --- cells --------------------------------------------------------------------------------
@@ -314,7 +352,7 @@ class PlanningGrid:
 
     def is_blocked(self, x: int, y: int) -> bool:
         """Whether cell (x, y) is lethal or inflated."""
-        return bool(self.blocked_mask[self.cell_index(x, y)])
+        return not self.free_mask[self.cell_index(x, y)]
 
     def points_blocked(self, points: np.ndarray) -> np.ndarray:
         """For each world point of `points` ((n, 2)): whether its cell is outside the map or
@@ -323,13 +361,19 @@ class PlanningGrid:
         xs, ys = cells[:, 0], cells[:, 1]
         inside = (xs >= 0) & (xs < self.width) & (ys >= 0) & (ys < self.height)
         blocked = ~inside
-        blocked[inside] = self.blocked_mask[ys[inside] * self.width + xs[inside]]
+        blocked[inside] = ~self.free_mask[ys[inside] * self.width + xs[inside]]
         return blocked
+
+    def _key(self, index: int) -> int:
+        """The clearance key of cell `index`, read from the padded layout (which every grid
+        holds), so a query never needs the whole unpadded `clearance`."""
+        y, x = divmod(index, self.width)
+        return int(self.padded_clearance[(y + 1) * (self.width + 2) + x + 1])
 
     def can_step(self, from_index: int, to_index: int) -> bool:
         """Whether the clearance rule allows entering `to_index` from `from_index`."""
-        own = int(self.clearance[from_index])
-        other = int(self.clearance[to_index])
+        own = self._key(from_index)
+        other = self._key(to_index)
         return own != LETHAL_CLEARANCE and (other == FREE_CLEARANCE or other > own)
 
     def steps(self, index: int, connectivity: int = 4) -> list[tuple[int, int]]:
@@ -362,9 +406,8 @@ class PlanningGrid:
         (a small search over band cells of rising clearance, bounded by the band's depth), and
         reaches every component next to that escape region. A lethal start reaches nothing.
         """
-        clearance = self.clearance
         labels = self.component_labels
-        own = int(clearance[start_index])
+        own = self._key(start_index)
         if own == FREE_CLEARANCE:
             return {int(labels[start_index])}
         if own == LETHAL_CLEARANCE:
@@ -375,7 +418,7 @@ class PlanningGrid:
         while stack:
             cell = stack.pop()
             for _direction, other in self.steps(cell, connectivity):
-                if clearance[other] == FREE_CLEARANCE:
+                if self._key(other) == FREE_CLEARANCE:
                     reached.add(int(labels[other]))
                 elif other not in seen:
                     seen.add(other)

@@ -102,6 +102,24 @@ def test_a_patch_that_keeps_the_free_cells_keeps_the_component_labels():
     assert grid.component_count == 2
 
 
+def test_component_labels_are_made_on_first_use_from_each_grids_own_free_cells():
+    values = np.zeros((10, 10), dtype=np.int8)
+    values[:, 5] = 100
+    grid = PlanningGrid(OccupancyMap.from_rows(values, top_row_first=False))
+    assert "components" not in grid.describe()  # not labelled by building or logging
+    opened = patch_grid(grid, MapPatch(5, 3, 1, 1, np.array([0], dtype=np.int8)))
+    expected_opened = np.zeros((10, 10), dtype=np.int32)
+    expected_opened[:, 5] = -1
+    expected_opened[3, 5] = 0
+    np.testing.assert_array_equal(opened.component_labels.reshape(10, 10), expected_opened)
+    expected = np.zeros((10, 10), dtype=np.int32)
+    expected[:, 5] = -1
+    expected[:, 6:] = 1
+    np.testing.assert_array_equal(grid.component_labels.reshape(10, 10), expected)
+    assert grid.component_sizes.tolist() == [50, 40]
+    assert grid.describe().endswith("in 2 components")
+
+
 @pytest.mark.parametrize(
     ("patch", "words"),
     [
