@@ -74,7 +74,11 @@ def project_grid(scenario: GridScenario, **settings: object):
 
     values = np.where(scenario.blocked, 100, 0).astype(np.int8)
     occupancy = OccupancyMap(scenario.width, scenario.height, RESOLUTION, values.reshape(-1))
-    return PlanningGrid(occupancy, **settings)
+    grid = PlanningGrid(occupancy, **settings)
+    # The per-map arrays a grid makes on first use (component labels, derived masks) are
+    # per-map work like the rest of the grid: made here, so a query's time and memory are its own.
+    _ = (grid.component_labels, grid.lethal_mask, grid.blocked_mask)
+    return grid
 
 
 def _project(algorithm: str, connectivity: int = 4, **settings: object):
