@@ -11,6 +11,7 @@ from __future__ import annotations
 import signal
 from collections.abc import Callable
 
+# The runtime's STOP_SIGNALS, named again here: importing the runtime is what must wait.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
