@@ -7,6 +7,7 @@ import math
 import threading
 import time
 from collections import deque
+from contextlib import suppress
 from pathlib import Path
 
 import numpy as np
@@ -420,6 +421,13 @@ def test_goal_before_map_is_planned_when_the_map_arrives(tmp_path: Path) -> None
             harness.goal_pub.publish(pose(9.5, 0.5))
             proc.wait_for_output("goal pending: waiting for a map")
             harness.publish_map(TUTORIAL)
+            proc.wait_for_output("plan: astar, 17 poses")  # planned as the map arrived
+            # `plan` is volatile and discovery runs each way on its own: the node may publish
+            # before its writer has matched this reader. Then the goal is sent again.
+            with suppress(AssertionError):
+                wait_until(lambda: bool(harness.plans), timeout=5.0)
+            if not harness.plans:
+                harness.goal_pub.publish(pose(9.5, 0.5))
             path = harness.wait_for_plans(1)
             assert len(path.poses) == 17
             assert proc.output().count("goal pending") == 1
