@@ -13,71 +13,98 @@ from grid_planner.jit import NUMBA_AVAILABLE, njit
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _root(parent, cell):
-    """The root of `cell`'s set (its lowest cell), halving the path on the way."""
-    while parent[cell] != cell:
-        parent[cell] = parent[parent[cell]]
-        cell = parent[cell]
-    return cell
+def _root(parent, run):
+    """The root of `run`'s set (its lowest run), halving the path on the way."""
+    while parent[run] != run:
+        parent[run] = parent[parent[run]]
+        run = parent[run]
+    return run
 
 
 @njit(cache=True, nogil=True)
-def label_components_kernel(free, width, height, parent, labels):
-    """4-connected component labels of `free` (flat bool) into `labels`: -1 off the mask,
-    else 0, 1, ... (`parent`: int32 scratch of the same size).
+def label_components_kernel(free, width, height, first, last, parent, labels, sizes):
+    """4-connected component labels of `free` (flat bool) into `labels` (-1 off the mask, else
+    0, 1, ...) and each component's cell count into `sizes`; returns the component count.
 
-    Components are numbered in the order of their lowest cell index. One scan joins each free
-    cell to its free west and south neighbours' sets (union-find, the lower root wins, so a
-    root is its set's lowest cell); a second numbers the roots in order and labels the rest.
+    Works on runs (maximal horizontal stretches of free cells), not cells: a map with few
+    obstacles has few runs, so the union-find touches little and the labels are written one
+    run at a time. One scan finds each row's runs and joins each to the runs of the row below
+    that overlap it (the lower run wins, so a root is its set's first run, which holds the
+    set's lowest cell); a second numbers the roots in order and fills the cells.
+    `first`, `last` and `parent` are int32 scratch with room for every run
+    (width // 2 + 1 a row at most).
     """
-    count = free.shape[0]
+    runs = 0
+    below = 0  # the first run of the previous row
     for y in range(height):
         row = y * width
-        for x in range(width):
-            cell = row + x
-            if not free[cell]:
+        row_runs = runs
+        x = 0
+        while x < width:
+            if not free[row + x]:
+                x += 1
                 continue
-            root = cell
-            if x > 0 and free[cell - 1]:
-                root = _root(parent, cell - 1)
-            if y > 0 and free[cell - width]:
-                other = _root(parent, cell - width)
-                if root == cell:
-                    root = other
-                elif other < root:
-                    parent[root] = other
-                    root = other
-                elif other > root:
-                    parent[other] = root
-            parent[cell] = root
-    labels[:] = -1
-    label = 0
-    for cell in range(count):
-        if free[cell]:
-            root = _root(parent, cell)
-            if root == cell:
-                labels[cell] = label
-                label += 1
-            else:
-                labels[cell] = labels[root]
+            start = x
+            while x < width and free[row + x]:
+                x += 1
+            first[runs] = row + start
+            last[runs] = row + x - 1
+            parent[runs] = runs
+            runs += 1
+        # Join this row's runs with the overlapping runs of the row below (two sorted lists).
+        other = below
+        for run in range(row_runs, runs):
+            low = first[run] - width
+            high = last[run] - width
+            while other < row_runs and last[other] < low:
+                other += 1
+            probe = other
+            while probe < row_runs and first[probe] <= high:
+                a = _root(parent, run)
+                b = _root(parent, probe)
+                if a < b:
+                    parent[b] = a
+                elif b < a:
+                    parent[a] = b
+                probe += 1
+        below = row_runs
+    count = 0
+    done = 0  # the cells before `done` are written
+    for run in range(runs):
+        root = _root(parent, run)
+        if root == run:
+            label = count
+            sizes[label] = 0
+            count += 1
+        else:
+            label = labels[first[root]]
+        labels[done:first[run]] = -1
+        labels[first[run]:last[run] + 1] = label
+        done = last[run] + 1
+        sizes[label] += done - first[run]
+    labels[done:] = -1
+    return count
 
 
-def label_components(free: np.ndarray) -> np.ndarray:
-    """Labels of the 4-connected components of the 2-D bool mask `free` (flat int32, -1 off).
-
-    Components are numbered in the order of their lowest flat index; compiled when numba is
-    available, else a vectorised NumPy union-find that gives the same labels.
+def label_components(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(labels, sizes) of the 4-connected components of the 2-D bool mask `free`: flat int32
+    labels (-1 off the mask) numbered in the order of their lowest flat index, and the int64
+    cell count of each. Compiled when numba is available, else a vectorised NumPy union-find
+    that gives the same answer.
     """
     height, width = free.shape
     flat = np.ascontiguousarray(free, dtype=np.bool_).reshape(-1)
-    if NUMBA_AVAILABLE:  # NumPy allocates: huge pages, see `layers.cell_arrays`
-        labels = np.empty(flat.size, dtype=np.int32)
-        label_components_kernel(flat, width, height, np.empty(flat.size, dtype=np.int32), labels)
-        return labels
-    return label_components_numpy(free)
+    if not NUMBA_AVAILABLE:
+        return label_components_numpy(free)
+    room = (width // 2 + 1) * height
+    scratch = [np.empty(room, dtype=np.int32) for _ in range(3)]
+    labels = np.empty(flat.size, dtype=np.int32)  # NumPy allocates: see `layers.cell_arrays`
+    sizes = np.empty(room, dtype=np.int64)
+    count = label_components_kernel(flat, width, height, *scratch, labels, sizes)
+    return labels, sizes[:count].copy()
 
 
-def label_components_numpy(free: np.ndarray) -> np.ndarray:
+def label_components_numpy(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The NumPy-only version of `label_components` (hooking plus pointer jumping)."""
     height, width = free.shape
     count = height * width
@@ -104,4 +131,5 @@ def label_components_numpy(free: np.ndarray) -> np.ndarray:
     if members.size:
         _, inverse = np.unique(root[members], return_inverse=True)
         labels[members] = inverse.reshape(-1).astype(np.int32)
-    return labels
+    sizes = np.bincount(labels[members], minlength=0).astype(np.int64)
+    return labels, sizes

@@ -280,7 +280,7 @@ def plan(
         raise GoalOutsideMap(f"goal cell ({gx}, {gy}) is outside {size}")
     start = sy * grid.width + sx
     goal = gy * grid.width + gx
-    if grid.lethal_mask[start]:
+    if grid.index_is_lethal(start):
         raise StartOccupied(f"start {describe_cell(grid, start)} is {why_blocked(grid, start)}")
     if tolerance_cells is not None:
         if int(tolerance_cells) != tolerance_cells or tolerance_cells < 0:

@@ -144,6 +144,9 @@ class PlanningGrid:
         grid._set_map(occupancy)
         labels = self._labels if keep_components else None
         grid._set_layers(layers, labels, self._sizes if labels is not None else None)
+        # The same map size: the search scratch carries over (queries take turns on its lock
+        # and each starts a fresh stamp generation), sparing the next plan its page faults.
+        grid._buffers = self._buffers
         return grid
 
     def layers_of(
@@ -240,8 +243,9 @@ class PlanningGrid:
         if self._labels is None:
             with self._lazy_lock:
                 if self._labels is None:
-                    labels = label_components(self.free_mask.reshape(self.height, self.width))
-                    sizes = np.bincount(labels[labels >= 0], minlength=0).astype(np.int64)
+                    labels, sizes = label_components(
+                        self.free_mask.reshape(self.height, self.width)
+                    )
                     labels.setflags(write=False)
                     sizes.setflags(write=False)
                     self._sizes = sizes
@@ -320,11 +324,15 @@ class PlanningGrid:
                 f" (inflation_radius {self.inflation_radius} m, cost_scaling_factor "
                 f"{self.cost_scaling_factor})"
             )
+        # Counted on the arrays every grid holds: a log line derives no mask.
+        border = 2 * (self.width + 2) + 2 * self.height
+        lethal = int(np.count_nonzero(self.padded_clearance == LETHAL_CLEARANCE)) - border
+        free = int(np.count_nonzero(self.free_mask))
         return (
             f"{self.width} x {self.height} cells at {self.resolution} m, cost model {model}, "
             f"threshold {self.occupied_threshold}, allow_unknown {self.allow_unknown}, "
-            f"robot_radius {self.robot_radius} m: {int(self.lethal_mask.sum())} lethal, "
-            f"{int(self.inflated_mask.sum())} inflated, {int(self.free_mask.sum())} free cells"
+            f"robot_radius {self.robot_radius} m: {lethal} lethal, "
+            f"{self.cell_count - lethal - free} inflated, {free} free cells"
             + (f" in {self.component_count} components" if self._labels is not None else "")
         )
 
@@ -363,6 +371,11 @@ class PlanningGrid:
         blocked = ~inside
         blocked[inside] = ~self.free_mask[ys[inside] * self.width + xs[inside]]
         return blocked
+
+    def index_is_lethal(self, index: int) -> bool:
+        """Whether flat cell `index` is lethal, read from the padded layout: a plan asks this
+        of one or two cells and should not derive the whole `lethal_mask` to answer."""
+        return self._key(index) == LETHAL_CLEARANCE
 
     def _key(self, index: int) -> int:
         """The clearance key of cell `index`, read from the padded layout (which every grid

@@ -36,7 +36,7 @@ def describe_cell(grid: PlanningGrid, index: int) -> str:
 def why_blocked(grid: PlanningGrid, index: int) -> str:
     """Why a cell may not be entered: lethal (occupied or unknown) or inflated."""
     value = int(grid.map.data[index])
-    if grid.lethal_mask[index]:
+    if grid.index_is_lethal(index):
         kind = "unknown" if value < 0 else f"occupied (value {value})"
         return f"lethal: {kind}"
     return f"inflated: within robot_radius {grid.robot_radius} m of an obstacle"
@@ -62,7 +62,7 @@ def choose_targets(
         reachable = grid.reachable_components(start)
     labels = grid.component_labels
     if window == 0:
-        if grid.blocked_mask[goal]:
+        if not grid.free_mask[goal]:
             raise GoalOccupied(
                 f"goal {describe_cell(grid, goal)} is blocked ({why_blocked(grid, goal)}) "
                 "and the goal tolerance is 0"
@@ -83,7 +83,7 @@ def choose_targets(
     if not candidate.any():
         state = (
             f"blocked ({why_blocked(grid, goal)})"
-            if grid.blocked_mask[goal]
+            if not grid.free_mask[goal]
             else "not connected to the start"
         )
         raise NoValidPathFound(

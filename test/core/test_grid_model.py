@@ -240,8 +240,13 @@ def test_component_labels_agree_between_kernel_numpy_and_brute_force(case):
     values, threshold, allow_unknown, radius, _start, _goal = case
     grid, rules = build(values, threshold, allow_unknown, radius)
     free = grid.free_mask.reshape(rules.height, rules.width)
-    np.testing.assert_array_equal(label_components(free), label_components_numpy(free))
+    compiled, reference = label_components(free), label_components_numpy(free)
+    np.testing.assert_array_equal(compiled[0], reference[0])
+    np.testing.assert_array_equal(compiled[1], reference[1])
     labels = grid.component_labels
+    np.testing.assert_array_equal(
+        grid.component_sizes, np.bincount(labels[labels >= 0], minlength=grid.component_count)
+    )
     for y in range(rules.height):
         for x in range(rules.width):
             if rules.blocked((x, y)):
@@ -255,6 +260,16 @@ def test_component_labels_agree_between_kernel_numpy_and_brute_force(case):
                 for i in np.flatnonzero(labels == labels[y * rules.width + x])
             }
             assert members == same
+
+
+@given(random_grids(max_side=16))
+@settings(max_examples=60, deadline=None)
+def test_the_log_summary_counts_the_cells_of_each_mask(case):
+    values, threshold, allow_unknown, radius, _start, _goal = case
+    grid, _rules = build(values, threshold, allow_unknown, radius)
+    counts = (f"{int(grid.lethal_mask.sum())} lethal, {int(grid.inflated_mask.sum())} inflated, "
+              f"{int(grid.free_mask.sum())} free cells")
+    assert counts in grid.describe()
 
 
 def test_reachable_components_of_an_inflated_start_are_those_next_to_its_escape():
