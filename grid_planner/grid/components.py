@@ -133,3 +133,67 @@ def label_components_numpy(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         labels[members] = inverse.reshape(-1).astype(np.int32)
     sizes = np.bincount(labels[members], minlength=0).astype(np.int64)
     return labels, sizes
+
+
+Region = tuple[int, int, int, int]
+# `patch_labels` relabels a box locally only when it is at most this share of the map.
+LOCAL_SHARE = 8
+
+
+def union_region(first: Region, second: Region) -> Region:
+    """The smallest (top, bottom, left, right) row/column range holding both ranges."""
+    return (min(first[0], second[0]), max(first[1], second[1]),
+            min(first[2], second[2]), max(first[3], second[3]))
+
+
+def patch_labels(
+    labels: np.ndarray, sizes: np.ndarray, region: Region, free: np.ndarray, reach: int = 16
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The components of the 2-D mask `free`, from `labels` and `sizes` (those of a mask that
+    differed from `free` only in `region`, rows top..bottom-1 and columns left..right-1), or
+    None when only a full labelling can tell.
+
+    Only a box of `reach` more cells round the region is labelled again (None when the box is
+    more than 1 / LOCAL_SHARE of the map). Its edge cells (those
+    next to a cell outside the box) are unchanged, so they keep their labels, and every path
+    into the box crosses them: a local component touching the edge takes the label of its edge
+    cells, one touching none is a component of its own (a new label after the others), and a
+    component that lay wholly inside the box is gone (its size drops to 0). When a local
+    component touches edge cells of two labels (the patch joined two components) or one label's
+    edge cells fall into two local components (the patch may have cut one: the cut may close
+    outside the box), only the whole map can tell: None. The result is a correct partition,
+    not numbered by lowest cell.
+    """
+    height, width = free.shape
+    top, bottom, left, right = region
+    box_top, box_bottom = max(0, top - reach), min(height, bottom + reach)
+    box_left, box_right = max(0, left - reach), min(width, right + reach)
+    if (box_bottom - box_top) * (box_right - box_left) * LOCAL_SHARE > height * width:
+        return None  # most of the map: labelling all of it costs about the same
+    box = (slice(box_top, box_bottom), slice(box_left, box_right))
+    local, _ = label_components(free[box])
+    local = local.reshape(free[box].shape)
+    old = labels.reshape(height, width)[box]
+    edge = np.zeros(local.shape, dtype=np.bool_)
+    edge[0, :] |= box_top > 0
+    edge[-1, :] |= box_bottom < height
+    edge[:, 0] |= box_left > 0
+    edge[:, -1] |= box_right < width
+    edge &= local >= 0
+    pairs = np.unique(local[edge].astype(np.int64) << 32 | old[edge].astype(np.int64))
+    pairs = np.stack((pairs >> 32, pairs & 0xFFFFFFFF))
+    if np.unique(pairs[0]).size != pairs.shape[1] or np.unique(pairs[1]).size != pairs.shape[1]:
+        return None
+    count = int(local.max()) + 1
+    mapping = np.full(count + 1, -1, dtype=np.int32)  # local label -> label; -1 stays -1
+    mapping[pairs[0]] = pairs[1]
+    fresh = np.flatnonzero(mapping[:count] < 0)
+    mapping[fresh] = np.arange(sizes.size, sizes.size + fresh.size, dtype=np.int32)
+    relabelled = mapping[local]  # index -1 reads the last entry, -1
+    patched = labels.copy()
+    patched.reshape(height, width)[box] = relabelled
+    total = sizes.size + fresh.size
+    counts = np.concatenate((sizes, np.zeros(fresh.size, dtype=np.int64)))
+    counts -= np.bincount(old[old >= 0], minlength=total)
+    counts += np.bincount(relabelled[relabelled >= 0], minlength=total)
+    return patched, counts

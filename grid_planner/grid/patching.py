@@ -6,7 +6,8 @@ window's corner, size and values). `patch_grid` recomputes only the window plus 
 `layers`), reading the values another `margin` further out, and copies the rest. The result
 is a new grid: one already handed to a running plan never changes under it. The component
 labels are kept when the patch changed no cell between free and blocked, and are otherwise
-made again on first use, so they are never stale. A patch that does not fit the map is refused
+made again on first use (from the earlier labels and the changed region when it tells, see
+`components.patch_labels`), so they are never stale. A patch that does not fit the map is refused
 (`PatchError`, naming the reason) before anything changes.
 """
 
@@ -134,6 +135,6 @@ def patch_grid(
     before = grid.free_mask.reshape(height, width)[region]
     after = layers.free.reshape(height, width)[region]
     same_free = bool(np.array_equal(before, after))
-    patched = grid.with_layers(occupancy, layers, keep_components=same_free)
+    patched = grid.with_layers(occupancy, layers, None if same_free else (top, bottom, left, right))
     clock.lap("components")
     return patched

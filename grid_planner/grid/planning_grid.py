@@ -43,7 +43,7 @@ import threading
 
 import numpy as np
 
-from .components import label_components
+from .components import Region, label_components, patch_labels, union_region
 from .costs import (
     DEFAULT_COST_MODEL,
     DEFAULT_COST_SCALING_FACTOR,
@@ -133,17 +133,27 @@ class PlanningGrid:
         self.cell_count = occupancy.cell_count
 
     def with_layers(
-        self, occupancy: OccupancyMap, layers: CostLayers, keep_components: bool = False
+        self, occupancy: OccupancyMap, layers: CostLayers, free_changed: Region | None = None
     ) -> PlanningGrid:
         """A grid of `occupancy` with `layers`, under this grid's settings (a patch's result,
-        see `patching`); `keep_components` says its free cells are this grid's, so are its
-        components (else they are labelled on first use)."""
+        see `patching`). `free_changed` (top, bottom, left, right) bounds the cells whose
+        free/blocked state may differ from this grid's; None says none does, so the components
+        are this grid's. Otherwise they are made on first use, by relabelling just that region
+        when this grid's labels are known (`components.patch_labels`)."""
         grid = object.__new__(type(self))
         for name in SETTING_NAMES:
             setattr(grid, name, getattr(self, name))
         grid._set_map(occupancy)
-        labels = self._labels if keep_components else None
-        grid._set_layers(layers, labels, self._sizes if labels is not None else None)
+        if free_changed is None:
+            grid._set_layers(layers, self._labels, self._sizes)
+            grid._label_base = self._label_base
+        else:
+            grid._set_layers(layers)
+            if self._labels is not None:
+                grid._label_base = (self._labels, self._sizes, free_changed)
+            elif self._label_base is not None:
+                labels, sizes, region = self._label_base
+                grid._label_base = (labels, sizes, union_region(region, free_changed))
         # The same map size: the search scratch carries over (queries take turns on its lock
         # and each starts a fresh stamp generation), sparing the next plan its page faults.
         grid._buffers = self._buffers
@@ -191,6 +201,9 @@ class PlanningGrid:
                 self.least_raw_cost = int((raw | lethal.view(np.uint8) * np.uint8(255)).min())
         self._labels = labels
         self._sizes = sizes
+        # (labels, sizes, region): an earlier grid's components, whose free cells differ from
+        # this grid's only inside region; what `component_labels` starts from when it can.
+        self._label_base: tuple[np.ndarray, np.ndarray, Region] | None = None
         self._buffers: SearchBuffers | None = None
         self._padded_costs: np.ndarray | None = None
         self._sweep_masks: SweepMasks | None = None
@@ -236,16 +249,21 @@ class PlanningGrid:
 
     @property
     def component_labels(self) -> np.ndarray:
-        """The 4-connected component label of each cell (-1 blocked), numbered in the order
-        of their lowest cell index. Made on first use (a map replaced before any plan reads
-        them costs no labelling), from this grid's own free cells, so never stale; a patch
-        that changed no free cell keeps its grid's labels."""
+        """The 4-connected component label of each cell (-1 blocked). Made on first use (a
+        map replaced before any plan reads them costs no labelling) from this grid's own free
+        cells, so never stale: numbered in the order of their lowest cell index on a full map;
+        after a patch, the earlier labels with the patched region labelled again (new
+        components take new labels, a vanished one leaves its label unused) when that region
+        tells, else from scratch; a patch that changed no free cell keeps its grid's labels."""
         if self._labels is None:
             with self._lazy_lock:
                 if self._labels is None:
-                    labels, sizes = label_components(
-                        self.free_mask.reshape(self.height, self.width)
-                    )
+                    free = self.free_mask.reshape(self.height, self.width)
+                    found = None
+                    if self._label_base is not None:
+                        found = patch_labels(*self._label_base, free)
+                        self._label_base = None
+                    labels, sizes = found if found is not None else label_components(free)
                     labels.setflags(write=False)
                     sizes.setflags(write=False)
                     self._sizes = sizes
@@ -254,14 +272,15 @@ class PlanningGrid:
 
     @property
     def component_sizes(self) -> np.ndarray:
-        """How many cells each component of `component_labels` has."""
+        """How many cells each label of `component_labels` marks (0 for a label a patch
+        left unused)."""
         self.component_labels  # noqa: B018 - makes both
         return self._sizes
 
     @property
     def component_count(self) -> int:
         """How many 4-connected components the free cells form."""
-        return int(self.component_sizes.size)
+        return int(np.count_nonzero(self.component_sizes))
 
     @property
     def buffers(self) -> SearchBuffers:

@@ -8,13 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from grid_planner.grid.components import label_components, patch_labels
 from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.grid.patching import MapPatch, PatchError, patch_grid, patch_map
 from grid_planner.grid.planning_grid import PlanningGrid
 
 CELL_VALUES = (0, 0, 0, 0, 0, 0, 100, 100, -1, 30, 70, 99, 50)
 ARRAYS = ("obstacle_mask", "lethal_mask", "inflated_mask", "blocked_mask", "free_mask",
-          "clearance", "padded_clearance", "padded_free", "component_labels", "component_sizes")
+          "clearance", "padded_clearance", "padded_free")
 
 
 @st.composite
@@ -46,18 +47,47 @@ def maps_and_patches(draw):
     return occupancy, patches, grid_settings
 
 
+def numbered_by_first_cell(labels: np.ndarray) -> np.ndarray:
+    """The same partition, its components numbered in the order of their lowest cell."""
+    members = labels >= 0
+    _, first, inverse = np.unique(labels[members], return_index=True, return_inverse=True)
+    renumbered = np.full(labels.shape, -1, dtype=np.int64)
+    renumbered[members] = np.argsort(np.argsort(first))[inverse.reshape(-1)]
+    return renumbered
+
+
+def assert_same_components(patched: PlanningGrid, scratch: PlanningGrid) -> None:
+    """The same partition of the free cells, each cell's component of the same size, the same
+    count; a patched grid's labels may be numbered otherwise, and unused labels have size 0."""
+    labels, expected = patched.component_labels, scratch.component_labels
+    np.testing.assert_array_equal(numbered_by_first_cell(labels), expected)
+    members = labels >= 0
+    np.testing.assert_array_equal(patched.component_sizes[labels[members]],
+                                  scratch.component_sizes[expected[members]])
+    used = np.zeros(patched.component_sizes.size, dtype=np.bool_)
+    used[labels[members]] = True
+    assert not patched.component_sizes[~used].any()
+    assert patched.component_count == scratch.component_count
+
+
 def assert_same_grid(patched: PlanningGrid, scratch: PlanningGrid) -> None:
     np.testing.assert_array_equal(patched.map.data, scratch.map.data)
     for name in ARRAYS:
         np.testing.assert_array_equal(getattr(patched, name), getattr(scratch, name), name)
+    assert_same_components(patched, scratch)
     if scratch.raw_costs is None:
         assert patched.raw_costs is None
     else:
         np.testing.assert_array_equal(patched.raw_costs, scratch.raw_costs)
     assert patched.least_raw_cost == scratch.least_raw_cost
+    labels = patched.component_labels
+    members = labels >= 0
+    as_scratch = dict(zip(labels[members].tolist(),
+                          numbered_by_first_cell(labels)[members].tolist(), strict=True))
     for cell in range(scratch.cell_count):
         for connectivity in (4, 8):
-            assert patched.reachable_components(cell, connectivity) == \
+            reached = patched.reachable_components(cell, connectivity)
+            assert {as_scratch[label] for label in reached} == \
                 scratch.reachable_components(cell, connectivity)
 
 
@@ -78,7 +108,8 @@ def test_a_patched_grid_equals_the_grid_built_on_the_patched_map(case, labelled_
 def test_a_patch_leaves_the_grid_it_came_from_as_it_was():
     values = np.zeros((20, 30), dtype=np.int8)
     grid = PlanningGrid(OccupancyMap.from_rows(values, resolution=0.05), robot_radius=0.1)
-    before = {name: getattr(grid, name).copy() for name in ARRAYS}
+    before = {name: getattr(grid, name).copy()
+              for name in (*ARRAYS, "component_labels", "component_sizes")}
     wall = np.full(5 * 3, 100, dtype=np.int8)
     patched = patch_grid(grid, MapPatch(10, 5, 5, 3, wall))
     for name, array in before.items():
@@ -100,6 +131,85 @@ def test_a_patch_that_keeps_the_free_cells_keeps_the_component_labels():
     opened = patch_grid(grid, MapPatch(5, 0, 1, 1, np.array([0], dtype=np.int8)))
     assert opened.component_count == 1
     assert grid.component_count == 2
+
+
+@given(st.integers(1, 30), st.integers(1, 30), st.sampled_from((0.1, 0.3, 0.5)),
+       st.integers(0, 2**32 - 1), st.data())
+@settings(max_examples=200, deadline=None)
+def test_relabelling_a_region_gives_the_components_of_the_whole_mask_or_declines(
+    width, height, density, seed, data
+):
+    rng = np.random.default_rng(seed)
+    before = rng.random((height, width)) >= density
+    top, left = data.draw(st.integers(0, height - 1)), data.draw(st.integers(0, width - 1))
+    bottom = data.draw(st.integers(top + 1, height))
+    right = data.draw(st.integers(left + 1, width))
+    after = before.copy()
+    after[top:bottom, left:right] = rng.random((bottom - top, right - left)) >= density
+    labels, sizes = label_components(before)
+    found = patch_labels(labels, sizes, (top, bottom, left, right), after)
+    expected, expected_sizes = label_components(after)
+    if found is None:  # a join or a possible cut: only the whole map can tell
+        return
+    patched, counts = found
+    np.testing.assert_array_equal(numbered_by_first_cell(patched), expected)
+    members = patched >= 0
+    np.testing.assert_array_equal(counts[patched[members]], expected_sizes[expected[members]])
+    assert np.count_nonzero(counts) == expected_sizes.size
+
+
+SIDE = 120  # the local box (the region and 16 cells round it) is a small share of the map
+CELLS = SIDE * SIDE
+
+
+def open_grid() -> PlanningGrid:
+    return PlanningGrid(OccupancyMap.from_rows(np.zeros((SIDE, SIDE), dtype=np.int8)))
+
+
+def test_an_obstacle_patched_into_an_open_map_is_labelled_in_its_region_only():
+    grid = open_grid()
+    grid.component_labels  # noqa: B018
+    block = patch_grid(grid, MapPatch(10, 10, 3, 3, np.full(9, 100, dtype=np.int8)))
+    base_labels, _sizes, region = block._label_base
+    assert base_labels is grid.component_labels and region == (10, 13, 10, 13)
+    assert block.component_count == 1
+    assert block.component_sizes.tolist() == [CELLS - 9]
+    assert (block.component_labels.reshape(SIDE, SIDE)[10:13, 10:13] == -1).all()
+
+
+def test_a_pocket_patched_in_takes_a_new_label_and_a_vanished_one_leaves_its_label_unused():
+    ring = np.full((5, 5), 100, dtype=np.int8)
+    ring[1:4, 1:4] = 0  # a wall round a 3 x 3 pocket
+    grid = open_grid()
+    grid.component_labels  # noqa: B018
+    pocket = patch_grid(grid, MapPatch(5, 5, 5, 5, ring.reshape(-1)))
+    assert pocket.component_count == 2
+    assert pocket.component_sizes.tolist() == [CELLS - 25, 9]
+    filled = patch_grid(pocket, MapPatch(6, 6, 3, 3, np.full(9, 100, dtype=np.int8)))
+    assert filled.component_count == 1
+    assert filled.component_sizes.tolist() == [CELLS - 25, 0]
+    assert_same_grid(filled, PlanningGrid(filled.map))
+
+
+def test_patches_before_any_plan_are_relabelled_together_from_the_last_labels():
+    grid = open_grid()
+    grid.component_labels  # noqa: B018
+    first = patch_grid(grid, MapPatch(2, 2, 2, 2, np.full(4, 100, dtype=np.int8)))
+    second = patch_grid(first, MapPatch(8, 9, 3, 1, np.full(3, 100, dtype=np.int8)))
+    assert second._label_base[2] == (2, 10, 2, 11)  # the union of both regions
+    assert patch_labels(*second._label_base, second.free_mask.reshape(SIDE, SIDE)) is not None
+    assert_same_grid(second, PlanningGrid(second.map))
+
+
+def test_a_patch_that_joins_two_components_is_labelled_from_scratch():
+    values = np.zeros((30, 30), dtype=np.int8)
+    values[:, 15] = 100
+    grid = PlanningGrid(OccupancyMap.from_rows(values, top_row_first=False))
+    assert grid.component_count == 2
+    door = patch_grid(grid, MapPatch(15, 10, 1, 2, np.zeros(2, dtype=np.int8)))
+    assert patch_labels(*door._label_base, door.free_mask.reshape(30, 30), reach=2) is None
+    assert door.component_count == 1
+    assert door.component_sizes.tolist() == [900 - 28]
 
 
 def test_component_labels_are_made_on_first_use_from_each_grids_own_free_cells():
