@@ -8,7 +8,8 @@ is a new grid: one already handed to a running plan never changes under it. The 
 labels are kept when the patch changed no cell between free and blocked, and are otherwise
 made again on first use (from the earlier labels and the changed region when it tells, see
 `components.patch_labels`), so they are never stale. A patch that does not fit the map is refused
-(`PatchError`, naming the reason) before anything changes.
+(`PatchError`, naming the reason) before anything changes. `regrid` treats a full map that
+differs from the grid's in a small box (or not at all: a costmap sent again) as such a patch.
 """
 
 from __future__ import annotations
@@ -17,11 +18,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .components import Region
 from .costs import costmap_raw
 from .layers import CostLayers
 from .occupancy import OccupancyMap
 from .planning_grid import PlanningGrid
 from .timing import StageClock
+
+# A full map is prepared again as a patch only when its changed box is at most this share of it.
+REGRID_SHARE = 4
 
 
 class PatchError(ValueError):
@@ -92,11 +97,62 @@ def patch_grid(
     clock = StageClock(timings)
     occupancy = patch_map(grid.map, patch)
     clock.lap("map")
+    window = (patch.y, patch.y + patch.height, patch.x, patch.x + patch.width)
+    return _prepare_again(grid, occupancy, window, clock)
+
+
+def changed_region(before: OccupancyMap, after: OccupancyMap) -> Region | None:
+    """The (top, bottom, left, right) box of the cells whose values (or raw costs) differ
+    between two maps, (0, 0, 0, 0) when none does; None when they do not cover the same cells
+    the same way (size, resolution, origin, frame, raw costs or not)."""
+    if ((before.width, before.height, before.resolution, before.origin_x, before.origin_y,
+         before.origin_yaw, before.frame_id, before.raw_costs is None)
+            != (after.width, after.height, after.resolution, after.origin_x, after.origin_y,
+                after.origin_yaw, after.frame_id, after.raw_costs is None)):
+        return None
+    changed = before.data != after.data
+    if before.raw_costs is not None:
+        changed |= before.raw_costs != after.raw_costs
+    changed = changed.reshape(before.height, before.width)
+    rows = np.flatnonzero(changed.any(axis=1))
+    if rows.size == 0:
+        return (0, 0, 0, 0)
+    columns = np.flatnonzero(changed.any(axis=0))
+    return int(rows[0]), int(rows[-1]) + 1, int(columns[0]), int(columns[-1]) + 1
+
+
+def regrid(
+    grid: PlanningGrid, occupancy: OccupancyMap, timings: dict[str, float] | None = None
+) -> tuple[PlanningGrid, Region] | None:
+    """`grid` brought to `occupancy`, a new full map of the same cells, with the box of cells
+    whose values changed (see `changed_region`): the same arrays when none did, else the box
+    prepared again as a patch would be. None when the maps differ in their cells or the box
+    is more than 1 / REGRID_SHARE of the map: a build from scratch costs about the same.
+    A costmap publisher that sends its whole map every cycle mostly sends it unchanged."""
+    clock = StageClock(timings)
+    region = changed_region(grid.map, occupancy)
+    clock.lap("compare")
+    if region is None:
+        return None
+    top, bottom, left, right = region
+    if (bottom - top) * (right - left) * REGRID_SHARE > grid.cell_count:
+        return None
+    if bottom == top:
+        return grid.on_same_values(occupancy), region
+    return _prepare_again(grid, occupancy, region, clock), region
+
+
+def _prepare_again(
+    grid: PlanningGrid, occupancy: OccupancyMap, window: Region, clock: StageClock
+) -> PlanningGrid:
+    """The grid of `occupancy`, a map that differs from `grid`'s only within the (top,
+    bottom, left, right) `window`: the window plus the margin prepared again, the rest
+    copied."""
     margin = grid.margin
     height, width = grid.height, grid.width
     # Recompute the window plus the margin; read the values a margin further out.
-    top, bottom = max(0, patch.y - margin), min(height, patch.y + patch.height + margin)
-    left, right = max(0, patch.x - margin), min(width, patch.x + patch.width + margin)
+    top, bottom = max(0, window[0] - margin), min(height, window[1] + margin)
+    left, right = max(0, window[2] - margin), min(width, window[3] + margin)
     source_top, source_bottom = max(0, top - margin), min(height, bottom + margin)
     source_left, source_right = max(0, left - margin), min(width, right + margin)
     source_rows, source_columns = slice(source_top, source_bottom), slice(source_left,

@@ -38,6 +38,7 @@ reachable cell for a goal tolerance, without searching the whole map.
 
 from __future__ import annotations
 
+import copy
 import math
 import threading
 
@@ -157,6 +158,15 @@ class PlanningGrid:
         # The same map size: the search scratch carries over (queries take turns on its lock
         # and each starts a fresh stamp generation), sparing the next plan its page faults.
         grid._buffers = self._buffers
+        return grid
+
+    def on_same_values(self, occupancy: OccupancyMap) -> PlanningGrid:
+        """This grid for `occupancy`, a map of the same cells with the same values (a costmap
+        sent again): every array, the labels and the search scratch are shared."""
+        grid = copy.copy(self)
+        grid._set_map(occupancy)
+        grid._derived = dict(self._derived)
+        grid._lazy_lock = threading.RLock()
         return grid
 
     def layers_of(

@@ -65,6 +65,7 @@ from grid_planner.nodes.planning_map import (
     MapLimits,
     PlanningMap,
     admit_map,
+    describe_change,
     inflation_refusal,
 )
 from grid_planner.nodes.pose_inputs import PoseInputs
@@ -271,14 +272,14 @@ class PlannerNode(ManagedNode):
             began = time.perf_counter()
             occupancy = admit_map(msg, limits, settings)
             timings["convert"] = time.perf_counter() - began
-            grid = settings.build(occupancy, timings)
+            grid, changed = self._maps.replace(occupancy, stamp_ns(msg), settings, timings)
         except (UnsupportedMapError, ValueError) as error:
             self.get_logger().error(f"map refused: {error}")
             return
-        self._maps.install(grid, stamp_ns(msg))
         for planner_id in planners.planners:  # so an action's first plan finds its grid
             self._maps.grid(self.grid_settings(planner_id))
-        self.get_logger().info(f"map received in frame '{grid.map.frame_id}': {grid.describe()}")
+        self.get_logger().info(f"map received in frame '{grid.map.frame_id}': {grid.describe()}"
+                               f"{describe_change(changed)}")
         self.get_logger().debug(f"map prepared: {format_timings(timings)}")
         self._replanner.map_changed(grid, "the map changed")
 

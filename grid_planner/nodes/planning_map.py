@@ -11,9 +11,10 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
+from grid_planner.grid.components import Region
 from grid_planner.grid.errors import UnsupportedMapError
 from grid_planner.grid.occupancy import OccupancyMap
-from grid_planner.grid.patching import MapPatch, PatchError, patch_grid, patch_map
+from grid_planner.grid.patching import MapPatch, PatchError, patch_grid, patch_map, regrid
 from grid_planner.grid.planning_grid import PlanningGrid
 from grid_planner.nodes.map_input import map_size, message_to_map
 
@@ -28,14 +29,6 @@ class GridSettings:
     cost_model: str = "uniform"
     inflation_radius: float = 0.55
     cost_scaling_factor: float = 10.0
-
-    @classmethod
-    def of(cls, grid: PlanningGrid) -> GridSettings:
-        """The settings `grid` was built with."""
-        return cls(
-            grid.occupied_threshold, grid.allow_unknown, grid.robot_radius, grid.cost_model,
-            grid.inflation_radius, grid.cost_scaling_factor,
-        )
 
     def build(
         self, occupancy: OccupancyMap, timings: dict[str, float] | None = None
@@ -106,6 +99,17 @@ def admit_map(msg: object, limits: MapLimits, settings: GridSettings) -> Occupan
     return occupancy
 
 
+def describe_change(region: Region | None) -> str:
+    """How a full map's grid was made, for the log line (see `PlanningMap.replace`)."""
+    if region is None:
+        return ""
+    top, bottom, left, right = region
+    if bottom == top:
+        return "; the same values as before: grid kept"
+    return (f"; {right - left} x {bottom - top} cells changed at ({left}, {top}): prepared "
+            "again there only")
+
+
 class PlanningMap:
     """The latest admitted map and its planning grids, shared by every callback thread.
 
@@ -146,11 +150,31 @@ class PlanningMap:
         with self._lock:
             return self._map
 
-    def install(self, grid: PlanningGrid, stamp_ns: int = 0) -> None:
-        """Use `grid` and its map (a full map stamped `stamp_ns`) from now on."""
+    def replace(
+        self, occupancy: OccupancyMap, stamp_ns: int, settings: GridSettings,
+        timings: dict[str, float] | None = None,
+    ) -> tuple[PlanningGrid, Region | None]:
+        """Use the full map `occupancy` (stamped `stamp_ns`) from now on; returns its grid under
+        `settings` and the box of cells that changed from the map in use ((0, 0, 0, 0) for
+        none), or None when the grid was built from scratch. Each grid kept is carried over to
+        the new map by preparing only that box again (`patching.regrid`) when that is cheaper,
+        so a costmap sent again unchanged costs a comparison, not a build. Called from one
+        thread at a time (the map callbacks); plans keep their grids meanwhile."""
         with self._lock:
-            self._map, self._grids = grid.map, {GridSettings.of(grid): grid}
-            self._stamp_ns = stamp_ns
+            previous = dict(self._grids)
+        grids: dict[GridSettings, PlanningGrid] = {}
+        region = None
+        for key, grid in previous.items():
+            carried = regrid(grid, occupancy, timings if key == settings else None)
+            if carried is not None:
+                grids[key] = carried[0]
+                if key == settings:
+                    region = carried[1]
+        if settings not in grids:
+            grids[settings] = settings.build(occupancy, timings)
+        with self._lock:
+            self._map, self._grids, self._stamp_ns = occupancy, grids, stamp_ns
+        return grids[settings], region
 
     def peek(self, settings: GridSettings) -> PlanningGrid | None:
         """The grid under `settings` if one is made already (None otherwise; never builds)."""

@@ -10,12 +10,26 @@ from hypothesis import strategies as st
 
 from grid_planner.grid.components import label_components, patch_labels
 from grid_planner.grid.occupancy import OccupancyMap
-from grid_planner.grid.patching import MapPatch, PatchError, patch_grid, patch_map
+from grid_planner.grid.patching import (
+    MapPatch,
+    PatchError,
+    changed_region,
+    patch_grid,
+    patch_map,
+    regrid,
+)
 from grid_planner.grid.planning_grid import PlanningGrid
 
 CELL_VALUES = (0, 0, 0, 0, 0, 0, 100, 100, -1, 30, 70, 99, 50)
 ARRAYS = ("obstacle_mask", "lethal_mask", "inflated_mask", "blocked_mask", "free_mask",
           "clearance", "padded_clearance", "padded_free")
+
+SIDE = 120  # the local box (the region and 16 cells round it) is a small share of the map
+CELLS = SIDE * SIDE
+
+
+def open_grid() -> PlanningGrid:
+    return PlanningGrid(OccupancyMap.from_rows(np.zeros((SIDE, SIDE), dtype=np.int8)))
 
 
 @st.composite
@@ -105,6 +119,66 @@ def test_a_patched_grid_equals_the_grid_built_on_the_patched_map(case, labelled_
     assert_same_grid(grid, PlanningGrid(patched_map, **grid_settings))
 
 
+@given(maps_and_patches(), st.booleans())
+@settings(max_examples=150, deadline=None)
+def test_a_full_map_that_changed_in_a_small_box_is_prepared_as_a_patch(case, labelled_first):
+    occupancy, patches, grid_settings = case
+    grid = PlanningGrid(occupancy, **grid_settings)
+    if labelled_first:
+        grid.component_labels  # noqa: B018
+    sent = occupancy
+    for patch in patches:
+        sent = patch_map(sent, patch)
+    region = changed_region(occupancy, sent)
+    top, bottom, left, right = region
+    changed = (occupancy.grid2d() != sent.grid2d())
+    if sent.raw_costs is not None:
+        changed |= (occupancy.raw_costs != sent.raw_costs).reshape(changed.shape)
+    rows, columns = np.nonzero(changed)
+    if rows.size:
+        assert region == (rows.min(), rows.max() + 1, columns.min(), columns.max() + 1)
+    else:
+        assert region == (0, 0, 0, 0)
+    found = regrid(grid, sent)
+    if (bottom - top) * (right - left) * 4 > occupancy.cell_count:
+        assert found is None
+        return
+    regridded, returned_region = found
+    assert returned_region == region
+    assert regridded.map is sent
+    assert_same_grid(regridded, PlanningGrid(sent, **grid_settings))
+
+
+def test_a_full_map_sent_again_unchanged_keeps_every_array_of_the_grid():
+    grid = open_grid()
+    labels, buffers = grid.component_labels, grid.buffers
+    again = OccupancyMap.from_rows(np.zeros((SIDE, SIDE), dtype=np.int8))
+    kept, region = regrid(grid, again)
+    assert region == (0, 0, 0, 0)
+    assert kept.map is again and grid.map is not again
+    assert kept.free_mask is grid.free_mask and kept.component_labels is labels
+    assert kept.buffers is buffers
+
+
+@pytest.mark.parametrize("change", [
+    {"width": 90, "height": 160}, {"resolution": 0.1}, {"origin_x": 1.0}, {"origin_yaw": 0.5},
+    {"frame_id": "odom"}, {"raw_costs": np.zeros(CELLS, dtype=np.uint8)},
+])
+def test_a_full_map_of_other_cells_is_built_from_scratch(change):
+    grid = open_grid()
+    fields = {"width": SIDE, "height": SIDE, "resolution": 0.05,
+              "data": np.zeros(CELLS, dtype=np.int8), **change}
+    assert changed_region(grid.map, OccupancyMap(**fields)) is None
+    assert regrid(grid, OccupancyMap(**fields)) is None
+
+
+def test_a_full_map_that_changed_in_a_large_box_is_built_from_scratch():
+    grid = open_grid()
+    values = np.zeros((SIDE, SIDE), dtype=np.int8)
+    values[0, 0] = values[SIDE - 1, SIDE - 1] = 100  # two cells, but the box is the map
+    assert regrid(grid, OccupancyMap.from_rows(values)) is None
+
+
 def test_a_patch_leaves_the_grid_it_came_from_as_it_was():
     values = np.zeros((20, 30), dtype=np.int8)
     grid = PlanningGrid(OccupancyMap.from_rows(values, resolution=0.05), robot_radius=0.1)
@@ -156,14 +230,6 @@ def test_relabelling_a_region_gives_the_components_of_the_whole_mask_or_declines
     members = patched >= 0
     np.testing.assert_array_equal(counts[patched[members]], expected_sizes[expected[members]])
     assert np.count_nonzero(counts) == expected_sizes.size
-
-
-SIDE = 120  # the local box (the region and 16 cells round it) is a small share of the map
-CELLS = SIDE * SIDE
-
-
-def open_grid() -> PlanningGrid:
-    return PlanningGrid(OccupancyMap.from_rows(np.zeros((SIDE, SIDE), dtype=np.int8)))
 
 
 def test_an_obstacle_patched_into_an_open_map_is_labelled_in_its_region_only():

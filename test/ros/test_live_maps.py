@@ -24,6 +24,7 @@ WIDTH, HEIGHT = 30, 11
 OPEN = OccupancyMap.from_rows(np.zeros((HEIGHT, WIDTH), dtype=np.int8), resolution=1.0)
 START, GOAL = (1, 5), (28, 5)
 KEPT_CLEAR = "the current path stays clear, no replan"
+KEPT_AGAIN = "; the same values as before: grid kept"
 
 
 class LiveHarness(PlannerHarness):
@@ -118,6 +119,25 @@ def test_a_patch_far_from_the_path_replans_only_under_always(live) -> None:
         assert len(again.poses) == GOAL[0] - START[0] + 1
     finally:
         assert live.set_parameter("replan_on_map_update", "when_blocked").successful
+
+
+def test_a_full_map_sent_again_keeps_the_grid_and_a_changed_one_is_prepared_in_its_box(
+    live,
+) -> None:
+    start_goal(live)
+    plans, kept, judged = len(live.plans), live.count(KEPT_AGAIN), live.count(KEPT_CLEAR)
+    live.publish_map(OPEN)  # what a costmap with always_send_full_costmap does every cycle
+    wait_until(lambda: live.count(KEPT_CLEAR) > judged, what="the map to be judged harmless")
+    assert live.count(KEPT_AGAIN) == kept + 1
+    assert len(live.plans) == plans
+    walled = OPEN.grid2d().copy()
+    walled[2:9, 15] = 100  # the wall of the patch test, sent as a whole map
+    live.publish_map(OccupancyMap.from_rows(walled, resolution=1.0, top_row_first=False))
+    assert "map received in frame 'map': " in live.proc.output()
+    assert "; 1 x 7 cells changed at (15, 2): prepared again there only" in live.proc.output()
+    second = live.wait_for_plan_between(OPEN.cell_to_world(*START),
+                                        OPEN.cell_to_world(*GOAL), plans)
+    assert len(second.poses) == 27 + 2 * 4 + 1
 
 
 def test_a_bad_replan_policy_is_refused_with_the_choices(live) -> None:
