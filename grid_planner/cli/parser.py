@@ -129,6 +129,16 @@ def _name_list(text: str) -> list[str]:
     return [name.strip() for name in text.split(",") if name.strip()]
 
 
+def _add_map_query(parser: argparse.ArgumentParser) -> None:
+    """MAP, --start X Y and --goal X Y: what `plan` and `animate` search on."""
+    parser.add_argument("map", metavar="MAP", help="map_server YAML, or PNG/PGM image")
+    for end in ("start", "goal"):
+        parser.add_argument(
+            f"--{end}", type=finite, nargs=2, metavar=("X", "Y"), required=True,
+            help=f"{end} point",
+        )
+
+
 def _add_map_options(parser: argparse.ArgumentParser) -> None:
     """The options shared by `plan` and `compare MAP`: map geometry, cells, planning grid."""
     group = parser.add_argument_group("map and grid options")
@@ -240,13 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--goal 9 0 --ascii",
         formatter_class=_Formatter,
     )
-    plan_parser.add_argument("map", metavar="MAP", help="map_server YAML, or PNG/PGM image")
-    plan_parser.add_argument(
-        "--start", type=finite, nargs=2, metavar=("X", "Y"), required=True, help="start point"
-    )
-    plan_parser.add_argument(
-        "--goal", type=finite, nargs=2, metavar=("X", "Y"), required=True, help="goal point"
-    )
+    _add_map_query(plan_parser)
     plan_parser.add_argument("--algorithm", default="astar", metavar="A", help=GRID_ALGORITHM_HELP)
     _add_map_options(plan_parser)
     plan_parser.add_argument(
@@ -392,12 +396,7 @@ def _add_animate_parser(commands) -> None:
         "--goal 9 0 --gif search.gif",
         formatter_class=_Formatter,
     )
-    animate.add_argument("map", metavar="MAP", help="map_server YAML, or PNG/PGM image")
-    for end in ("start", "goal"):
-        animate.add_argument(
-            f"--{end}", type=finite, nargs=2, metavar=("X", "Y"), required=True,
-            help=f"{end} point",
-        )
+    _add_map_query(animate)
     animate.add_argument(
         "--algorithms", type=_name_list, default=["bfs", "dfs", "astar"], metavar="A,B",
         help=f"comma-separated, one panel each (default bfs,dfs,astar; any of "
