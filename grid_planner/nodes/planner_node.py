@@ -25,12 +25,10 @@ from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallb
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from grid_planner.grid import NUMBA_AVAILABLE, warm_up
-from grid_planner.grid.errors import PlannerCancelled, PlannerError, UnsupportedMapError
+from grid_planner.grid.errors import PlannerCancelled, PlannerError
 from grid_planner.grid.expansion import expansion_shades
-from grid_planner.grid.patching import PatchError
 from grid_planner.grid.planner import MAX_SANE_PATH_POSES, plan_world
 from grid_planner.grid.planning_grid import PlanningGrid
-from grid_planner.grid.timing import format_timings
 from grid_planner.nodes.concurrency import RequestGate
 from grid_planner.nodes.conversions import (
     map_to_msg,
@@ -39,7 +37,7 @@ from grid_planner.nodes.conversions import (
 )
 from grid_planner.nodes.frames import Pose2D
 from grid_planner.nodes.lifecycle import DEACTIVATE_WAIT_S, LIFECYCLE_THREADS, ManagedNode
-from grid_planner.nodes.map_input import MapFollower, stamp_ns, update_class, update_to_patch
+from grid_planner.nodes.map_intake import MapIntake
 from grid_planner.nodes.nav2_actions import ACTION_THREADS, PathActions, nav2_problem
 from grid_planner.nodes.nav2_parameters import (
     SERVER_PARAMETERS,
@@ -62,10 +60,7 @@ from grid_planner.nodes.planner_parameters import (
 )
 from grid_planner.nodes.planning_map import (
     GridSettings,
-    MapLimits,
     PlanningMap,
-    admit_map,
-    describe_change,
     inflation_refusal,
 )
 from grid_planner.nodes.pose_inputs import PoseInputs
@@ -98,6 +93,10 @@ class PlannerNode(ManagedNode):
         self._goal_sub = None
         self._state_group = MutuallyExclusiveCallbackGroup()
         self._replanner = GoalReplanner(self, self._poses, self._state_group)
+        self._intake = MapIntake(
+            self, self._maps, self._replanner,
+            lambda: None if self._planners is None else self._planners.planners,
+        )
         self._warned_keys: set[str] = set()
         self._warm_seconds = 0.0
         # Executor threads the callbacks may hold: the service requests, the state group,
@@ -116,16 +115,7 @@ class PlannerNode(ManagedNode):
         warn_unknown_keys(self, self._planners, self._warned_keys)
         self._poses.open()
         state = self._state_group
-        self.keep(MapFollower(self, self._param("map_topic"), self._on_map, MAP_QOS, state))
-        updates = update_class()
-        if updates is not None:
-            self.keep(self.create_subscription(
-                updates, f"{self._param('map_topic')}_updates", self._on_map_update, MAP_QOS,
-                callback_group=state,
-            ))
-        else:
-            self.get_logger().warning("map_msgs is not installed: no partial map updates on "
-                                      f"'{self._param('map_topic')}_updates'")
+        self._intake.open(state)
         if self._param("subscribe_initialpose"):
             self.keep(self.create_subscription(
                 PoseWithCovarianceStamped, "initialpose",
@@ -256,54 +246,6 @@ class PlannerNode(ManagedNode):
         )
 
     # --- state updates ------------------------------------------------------------------------
-
-    def _on_map(self, msg: object) -> None:
-        """Use the map if it fits the limits; else log why and keep the previous one."""
-        planners = self._planners
-        if self.shutting_down or planners is None:
-            return  # stopping or released: no grid worth preparing
-        limits = MapLimits(
-            self._param("global_frame"), self._param("max_map_cells"),
-            self._param("max_inflation_cells"),
-        )
-        settings = self.grid_settings()
-        timings: dict[str, float] = {}
-        try:
-            began = time.perf_counter()
-            occupancy = admit_map(msg, limits, settings)
-            timings["convert"] = time.perf_counter() - began
-            grid, changed = self._maps.replace(occupancy, stamp_ns(msg), settings, timings)
-        except (UnsupportedMapError, ValueError) as error:
-            self.get_logger().error(f"map refused: {error}")
-            return
-        for planner_id in planners.planners:  # so an action's first plan finds its grid
-            self._maps.grid(self.grid_settings(planner_id))
-        self.get_logger().info(f"map received in frame '{grid.map.frame_id}': {grid.describe()}"
-                               f"{describe_change(changed)}")
-        self.get_logger().debug(f"map prepared: {format_timings(timings)}")
-        self._replanner.map_changed(grid, "the map changed")
-
-    def _on_map_update(self, msg: object) -> None:
-        """Apply a partial update to the map and its grids; refuse a misfit with a WARN."""
-        if self.shutting_down or self._planners is None:
-            return
-        timings: dict[str, float] = {}
-        try:
-            current = self._maps.current
-            if current is not None and msg.header.frame_id != current.frame_id:
-                raise PatchError(f"its frame '{msg.header.frame_id}' is not the map's frame "
-                                 f"'{current.frame_id}'")
-            self._maps.apply(update_to_patch(msg), stamp_ns(msg), timings)
-        except PatchError as error:
-            self.get_logger().warning(
-                f"map update refused: {error}; the map stays as it was"
-            )
-            return
-        self.get_logger().debug(
-            f"map update {msg.width} x {msg.height} at ({msg.x}, {msg.y}) applied: "
-            f"{format_timings(timings)}"
-        )
-        self._replanner.map_changed(self._maps.peek(self.grid_settings()), "the map was updated")
 
     def _on_goal(self, msg: PoseStamped) -> None:
         """A new goal_pose goal: the previous goal's path no longer stands for it."""

@@ -82,7 +82,7 @@ def test_planner_node_plans_from_the_tf_start() -> None:
         node = PlannerNode(tf_buffer=buffer, namespace="/tf_start")
         try:
             occupancy = OccupancyMap.from_rows([[0] * 5] * 3)
-            node._on_map(map_to_msg(occupancy, node.get_clock().now().to_msg()))
+            node._intake.on_map(map_to_msg(occupancy, node.get_clock().now().to_msg()))
             answer = node.compute(PlanQuery(goal=stamped(4.5, 2.5, 0.0, "map")))
         finally:
             node.destroy_node()

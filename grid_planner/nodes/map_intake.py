@@ -1,0 +1,101 @@
+"""planner_node's map intake: full maps and partial updates into its `PlanningMap`.
+
+A full map on `map_topic` that fits the node's limits replaces the map in use (compared first,
+see `PlanningMap.replace`); a patch on `<map_topic>_updates` (where map_msgs is installed) is
+applied to it. A map or patch that does not fit is refused with the reason in the log and the
+map stays as it was. After either, the active goal's path is checked (`GoalReplanner`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+from grid_planner.grid.errors import UnsupportedMapError
+from grid_planner.grid.patching import PatchError
+from grid_planner.grid.timing import format_timings
+from grid_planner.nodes.map_input import MapFollower, stamp_ns, update_class, update_to_patch
+from grid_planner.nodes.planning_map import MapLimits, PlanningMap, admit_map, describe_change
+from grid_planner.nodes.qos import MAP_QOS
+from grid_planner.nodes.replanning import GoalReplanner
+
+
+class MapIntake:
+    """Keeps `maps` current from the node's map topics; `planner_ids()` names the configured
+    planners (None once they are released: no map is worth preparing then)."""
+
+    def __init__(
+        self, node: object, maps: PlanningMap, replanner: GoalReplanner,
+        planner_ids: Callable[[], Sequence[str] | None],
+    ) -> None:
+        self._node = node
+        self._maps = maps
+        self._replanner = replanner
+        self._planner_ids = planner_ids
+
+    def _param(self, name: str):
+        return self._node.get_parameter(name).value
+
+    def _serving(self) -> Sequence[str] | None:
+        """The planner ids while maps are wanted, else None (stopping or released)."""
+        return None if self._node.shutting_down else self._planner_ids()
+
+    def open(self, group: object) -> None:
+        """Follow the map topic and its updates topic (callbacks in `group`, one at a time)."""
+        node, topic = self._node, self._param("map_topic")
+        node.keep(MapFollower(node, topic, self.on_map, MAP_QOS, group))
+        updates = update_class()
+        if updates is None:
+            node.get_logger().warning(
+                f"map_msgs is not installed: no partial map updates on '{topic}_updates'"
+            )
+            return
+        node.keep(node.create_subscription(
+            updates, f"{topic}_updates", self.on_map_update, MAP_QOS, callback_group=group,
+        ))
+
+    def on_map(self, msg: object) -> None:
+        """Use the map if it fits the limits; else log why and keep the previous one."""
+        planners = self._serving()
+        if planners is None:
+            return
+        node = self._node
+        limits = MapLimits(self._param("global_frame"), self._param("max_map_cells"),
+                           self._param("max_inflation_cells"))
+        settings = node.grid_settings()
+        timings: dict[str, float] = {}
+        try:
+            began = time.perf_counter()
+            occupancy = admit_map(msg, limits, settings)
+            timings["convert"] = time.perf_counter() - began
+            grid, changed = self._maps.replace(occupancy, stamp_ns(msg), settings, timings)
+        except (UnsupportedMapError, ValueError) as error:
+            node.get_logger().error(f"map refused: {error}")
+            return
+        for planner_id in planners:  # so an action's first plan finds its grid
+            self._maps.grid(node.grid_settings(planner_id))
+        node.get_logger().info(f"map received in frame '{grid.map.frame_id}': {grid.describe()}"
+                               f"{describe_change(changed)}")
+        node.get_logger().debug(f"map prepared: {format_timings(timings)}")
+        self._replanner.map_changed(grid, "the map changed")
+
+    def on_map_update(self, msg: object) -> None:
+        """Apply a partial update to the map and its grids; refuse a misfit with a WARN."""
+        if self._serving() is None:
+            return
+        node = self._node
+        timings: dict[str, float] = {}
+        try:
+            current = self._maps.current
+            if current is not None and msg.header.frame_id != current.frame_id:
+                raise PatchError(f"its frame '{msg.header.frame_id}' is not the map's frame "
+                                 f"'{current.frame_id}'")
+            self._maps.apply(update_to_patch(msg), stamp_ns(msg), timings)
+        except PatchError as error:
+            node.get_logger().warning(f"map update refused: {error}; the map stays as it was")
+            return
+        node.get_logger().debug(
+            f"map update {msg.width} x {msg.height} at ({msg.x}, {msg.y}) applied: "
+            f"{format_timings(timings)}"
+        )
+        self._replanner.map_changed(self._maps.peek(node.grid_settings()), "the map was updated")
