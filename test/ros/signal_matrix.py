@@ -30,9 +30,9 @@ import numpy as np
 import rclpy
 from grid_planner_interfaces.srv import ComputePath, SolvePuzzle
 from nav_msgs.msg import OccupancyGrid
+from planner_harness import pose
 from ros_harness import BIN_DIR, ClientNode, cpu_seconds
 from shared_data import PROJECT_ROOT
-from test_planner_node import pose
 
 from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.nodes.conversions import map_to_msg

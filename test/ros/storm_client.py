@@ -19,8 +19,8 @@ from collections import Counter
 import rclpy
 from grid_planner_interfaces.srv import ComputePath, SolvePuzzle
 from nav_msgs.srv import GetPlan
+from planner_harness import pose
 from ros_harness import ClientNode
-from test_planner_node import pose
 
 from grid_planner.nodes.qos import SERVICE_QOS
 

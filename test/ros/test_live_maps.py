@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from geometry_msgs.msg import PoseWithCovarianceStamped
 from grid_planner_interfaces.srv import ComputePath
+from planner_harness import PlannerHarness, assert_valid_path, centre, pose
 from ros_harness import ros_client, running, wait_until
-from test_planner_node import PlannerHarness, assert_valid_path, centre, pose
 
 from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.nodes.qos import LATCHED_POSE_QOS, MAP_QOS

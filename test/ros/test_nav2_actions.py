@@ -13,9 +13,7 @@ import pytest
 from action_msgs.msg import GoalStatus
 from nav2_clients import ActionCaller, require
 from nav_msgs.msg import Path as PathMsg
-from ros_harness import ros_client, running, wait_until
-from shared_data import shared_path
-from test_planner_node import (
+from planner_harness import (
     SPLIT,
     TUTORIAL,
     PlannerHarness,
@@ -24,6 +22,8 @@ from test_planner_node import (
     pose,
     reference_distance,
 )
+from ros_harness import ros_client, running, wait_until
+from shared_data import shared_path
 
 from grid_planner.grid.map_io import load_map
 from grid_planner.grid.occupancy import OccupancyMap

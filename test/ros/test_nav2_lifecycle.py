@@ -25,9 +25,9 @@ from nav2_clients import (
     ManagerBond,
     require,
 )
+from planner_harness import TUTORIAL, centre
 from rclpy.executors import MultiThreadedExecutor
 from ros_harness import NodeProcess, ros_client, wait_until
-from test_planner_node import TUTORIAL, centre
 
 MANAGED = ["-p", "autostart_node:=false"]
 WAITING = "waiting for lifecycle transitions"

@@ -12,11 +12,11 @@ import pytest
 from action_msgs.msg import GoalStatus
 from grid_planner_interfaces.srv import ComputePath
 from nav2_clients import ActionCaller, require
+from planner_harness import TUTORIAL_ROWS, PlannerHarness, centre
 from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.srv import GetParameters, ListParameters, SetParameters
 from rclpy.parameter import Parameter, parameter_value_to_python
 from ros_harness import ros_client, running
-from test_planner_node import TUTORIAL_ROWS, PlannerHarness, centre
 
 from grid_planner.grid.occupancy import OccupancyMap
 

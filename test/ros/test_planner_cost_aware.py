@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from geometry_msgs.msg import PoseStamped
 from grid_planner_interfaces.srv import ComputePath
+from planner_harness import PlannerHarness, centre
 from ros_harness import ros_client, running, wait_until
-from test_planner_node import PlannerHarness, centre
 
 from grid_planner.grid.costs import costmap_raw
 from grid_planner.grid.occupancy import OccupancyMap

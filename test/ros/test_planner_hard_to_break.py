@@ -13,9 +13,9 @@ from geometry_msgs.msg import PoseWithCovarianceStamped
 from grid_planner_interfaces.srv import ComputePath
 from nav_msgs.msg import OccupancyGrid
 from nav_msgs.srv import GetPlan
+from planner_harness import TUTORIAL, PlannerHarness, centre, pose
 from rcl_interfaces.srv import GetParameters
 from ros_harness import cpu_seconds, ros_client, running, wait_until
-from test_planner_node import TUTORIAL, PlannerHarness, centre, pose
 
 from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.nodes.conversions import map_to_msg, quaternion_to_yaw
