@@ -1,90 +1,34 @@
-"""The offline CLI `grid-planner`: plan, puzzle and compare, run in-process through `main`.
-
-Exact outcomes on the shipped tutorial grid (cell (0, 7) to cell (9, 0) is 16 steps), on a PNG
-drawn here, and on known puzzle boards; one subprocess run checks the console script itself.
+"""The offline CLI `grid-planner`: plan, its pictures and PNG maps, run in-process through
+`main`: exact outcomes on the shipped tutorial grid (cell (0, 7) to cell (9, 0) is 16 steps) and
+on a PNG drawn here; one subprocess run checks the console script itself.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import subprocess
-from collections import deque
 
 import numpy as np
 import pytest
-from draw_maps import TUTORIAL_ROWS
+from cli_helpers import (
+    CELLS_START_GOAL,
+    TUTORIAL_BLOCKED,
+    TUTORIAL_HEIGHT,
+    TUTORIAL_MAP,
+    TUTORIAL_WIDTH,
+    assert_one_error_line,
+    assert_valid_path,
+    bfs_steps,
+    run,
+    run_json,
+)
 from PIL import Image
 from shared_data import PROJECT_ROOT
 
 from grid_planner import render
-from grid_planner.cli import main
 from grid_planner.grid import OccupancyMap, PlanningGrid, plan
-from grid_planner.puzzle import CLASSIC_HEURISTICS, PUZZLE_ALGORITHMS, replay
-from grid_planner.search import ALGORITHMS as SEARCH_ALGORITHMS
 from grid_planner.search.registry import GRID, domain_algorithms
-
-TUTORIAL_MAP = str(PROJECT_ROOT / "config" / "maps" / "tutorial_grid.yaml")
-TUTORIAL_WIDTH, TUTORIAL_HEIGHT = 10, 8
-# TUTORIAL_ROWS is printed top row first: cell (x, y) is row 7 - y.
-TUTORIAL_BLOCKED = {
-    (x, TUTORIAL_HEIGHT - 1 - row)
-    for row, line in enumerate(TUTORIAL_ROWS)
-    for x, value in enumerate(line.split())
-    if value == "1"
-}
-CELLS_START_GOAL = ["--cells", "--start", "0", "7", "--goal", "9", "0"]
-
-EASY_BOARD = "1 2 3 4 0 6 7 5 8"
-HARD_8_PUZZLE = "8 6 7 2 5 4 3 0 1"  # one of the two 3x3 boards 31 moves from the goal
-# Korf's 15-puzzle instance 2 (55 moves), mapped to the goal 1 ... 15 0.
-KORF_2 = "10 5 1 0 15 9 13 14 2 8 4 7 6 12 11 3"
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def run_json(capsys, *argv: str):
-    code, out, err = run(capsys, *argv, "--json")
-    return code, json.loads(out), err
-
-
-def assert_one_error_line(err: str, *fragments: str) -> None:
-    assert "Traceback" not in err
-    assert len(err.strip().splitlines()) == 1, err
-    for fragment in fragments:
-        assert fragment in err
-
-
-def assert_valid_path(path, start, goal, blocked, width, height) -> None:
-    assert path[0] == list(start)
-    assert path[-1] == list(goal)
-    for (x0, y0), (x1, y1) in itertools.pairwise(path):
-        assert abs(x1 - x0) + abs(y1 - y0) == 1, f"not a unit 4-connected step {x0, y0} -> {x1, y1}"
-    for x, y in path:
-        assert 0 <= x < width and 0 <= y < height
-        assert (x, y) not in blocked, f"path crosses blocked cell {(x, y)}"
-
-
-def bfs_steps(blocked, width, height, start, goal) -> int:
-    distance = {start: 0}
-    queue = deque([start])
-    while queue:
-        cell = queue.popleft()
-        if cell == goal:
-            return distance[cell]
-        x, y = cell
-        for nxt in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
-            inside = 0 <= nxt[0] < width and 0 <= nxt[1] < height
-            if inside and nxt not in blocked and nxt not in distance:
-                distance[nxt] = distance[cell] + 1
-                queue.append(nxt)
-    raise AssertionError("no path in the test map")
-
 
 # --- plan ---------------------------------------------------------------------------------------
 
@@ -385,227 +329,6 @@ def test_ascii_of_a_big_map_is_cropped_or_shrunk_to_the_cap():
     lines = _map_lines(render.plan_ascii(grid, far, max_width=60, max_height=30))
     assert len(lines) <= 30 and all(len(line) <= 60 for line in lines)
     assert any("S" in line for line in lines) and any("G" in line for line in lines)
-
-
-# --- puzzle -------------------------------------------------------------------------------------
-
-
-def test_puzzle_two_moves_of_the_blank(capsys):
-    code, report, _ = run_json(capsys, "puzzle", EASY_BOARD)
-    assert code == 0
-    assert report["status"] == "SOLVED"
-    assert report["moves"] == ["Down", "Right"]
-    assert report["length"] == 2
-    assert report["optimal"] is True
-    for key in ("nodes_expanded", "nodes_generated", "planning_time"):
-        assert key in report
-
-
-def test_puzzle_prints_moves_and_every_board(capsys):
-    code, out, _ = run(capsys, "puzzle", EASY_BOARD)
-    assert code == 0
-    assert "Down Right" in out
-    assert "1 2 3\n4 _ 6\n7 5 8" in out
-    assert "1 2 3\n4 5 6\n7 _ 8" in out
-    assert "1 2 3\n4 5 6\n7 8 _" in out
-    assert "length 2" in out and "optimal yes" in out
-
-
-def test_puzzle_31_move_board_with_idastar_and_linear_conflict(capsys):
-    code, report, _ = run_json(
-        capsys, "puzzle", HARD_8_PUZZLE, "--algorithm", "idastar", "--heuristic", "linear_conflict"
-    )
-    assert code == 0
-    assert report["length"] == 31
-    assert replay([int(t) for t in HARD_8_PUZZLE.split()], report["moves"]) == (
-        1,
-        2,
-        3,
-        4,
-        5,
-        6,
-        7,
-        8,
-        0,
-    )
-
-
-def test_puzzle_with_a_custom_goal(capsys):
-    code, report, _ = run_json(capsys, "puzzle", "1 2 3 4 5 6 7 8 0", "--goal", "1 2 3 4 5 6 7 0 8")
-    assert code == 0
-    assert report["moves"] == ["Left"]
-
-
-def test_unsolvable_puzzle_exits_1(capsys):
-    code, report, _ = run_json(capsys, "puzzle", "1 2 3 4 5 6 8 7 0")
-    assert code == 1
-    assert report["status"] == "UNSOLVABLE"
-    code, out, err = run(capsys, "puzzle", "1 2 3 4 5 6 8 7 0")
-    assert code == 1 and out == ""
-    assert_one_error_line(err, "UNSOLVABLE", "parity")
-
-
-def test_puzzle_budget_gives_limit_reached_exit_1(capsys):
-    code, report, _ = run_json(
-        capsys, "puzzle", HARD_8_PUZZLE, "--algorithm", "bfs", "--max-nodes", "500"
-    )
-    assert code == 1
-    assert (report["status"], report["limit"]) == ("LIMIT_REACHED", "memory")
-    assert 500 <= report["nodes_held"] < 504
-    assert "max_nodes 500" in report["message"]
-    code, report, _ = run_json(
-        capsys, "puzzle", HARD_8_PUZZLE, "--algorithm", "idastar", "--heuristic", "manhattan",
-        "--max-expansions", "300",
-    )
-    assert (code, report["limit"], report["nodes_expanded"]) == (1, "max_nodes", 300)
-    assert report["message"] == "expansion limit reached: 300 nodes expanded (max_expansions 300)"
-
-
-@pytest.mark.parametrize(
-    ("argv", "fragments"),
-    [
-        (["1 2 3 4 0 6 7 5 5"], ["INVALID_BOARD", "duplicate", "5", "missing 8"]),
-        (["1 2 3 4 0 6 7 5"], ["INVALID_BOARD", "8 tiles"]),
-        (["1 2 x 4 0 6 7 5 8"], ["INVALID_BOARD", "'x'"]),
-        ([EASY_BOARD, "--algorithm", "best_first"], ["INVALID_REQUEST", "best_first"]),
-        ([EASY_BOARD, "--heuristic", "euclid"], ["INVALID_REQUEST", "euclid"]),
-        ([EASY_BOARD, "--goal", "1 2 3"], ["INVALID_REQUEST", "goal"]),
-        ([EASY_BOARD, "--max-nodes", "-3"], ["--max-nodes"]),
-        ([EASY_BOARD, "--max-expansions", "-3"], ["--max-expansions"]),
-        ([EASY_BOARD, "--setup-timeout", "-1"], ["--setup-timeout"]),
-    ],
-)
-def test_invalid_puzzle_input_exits_2_naming_the_fault(capsys, argv, fragments):
-    code, out, err = run(capsys, "puzzle", *argv)
-    assert code == 2 and out == ""
-    assert_one_error_line(err, *fragments)
-
-
-# --- compare ------------------------------------------------------------------------------------
-
-
-def test_compare_board_runs_every_algorithm_and_heuristic(capsys):
-    code, rows, _ = run_json(capsys, "compare", EASY_BOARD)
-    assert code == 0
-    expected = [
-        (algorithm, heuristic)
-        for algorithm in PUZZLE_ALGORITHMS
-        for heuristic in (CLASSIC_HEURISTICS if SEARCH_ALGORITHMS[algorithm].informed else ("",))
-    ]
-    assert [(row["algorithm"], row["heuristic"]) for row in rows] == expected
-    assert all(row["status"] == "SOLVED" for row in rows)
-    assert {row["length"] for row in rows if row["optimal"]} == {2}
-    assert {row["algorithm"] for row in rows if not row["optimal"]} == {"dfs"}
-    dfs = next(row for row in rows if row["algorithm"] == "dfs")
-    assert dfs["optimal"] is False and dfs["length"] >= 2
-
-
-def test_compare_board_table_has_a_row_per_run(capsys, tmp_path):
-    chart = tmp_path / "runs.png"
-    code, out, _ = run(capsys, "compare", EASY_BOARD, "--png", str(chart))
-    assert code == 0
-    for column in (
-        "algorithm",
-        "heuristic",
-        "status",
-        "length",
-        "optimal",
-        "expanded",
-        "generated",
-        "peak frontier",
-        "time ms",
-    ):
-        assert column in out
-    for algorithm in PUZZLE_ALGORITHMS:
-        assert algorithm in out
-    assert "shortest: 2 moves (all" in out and "optimal runs agree)" in out
-    with Image.open(chart) as image:
-        assert image.format == "PNG" and image.size[0] > 300 and image.size[1] > 11 * 20
-
-
-def test_compare_15_puzzle_with_a_small_budget_shows_limit_reached(capsys):
-    argv = [
-        "compare",
-        KORF_2,
-        "--max-nodes",
-        "20000",
-        "--timeout",
-        "3",
-        "--algorithms",
-        "bfs,astar",
-    ]
-    code, rows, _ = run_json(capsys, *argv)
-    assert [(row["algorithm"], row["heuristic"]) for row in rows] == [
-        ("bfs", ""),  # in the order given
-        ("astar", "misplaced"),
-        ("astar", "manhattan"),
-        ("astar", "linear_conflict"),
-    ]
-    # 55 moves deep, far beyond 20,000 states of memory for all of them: nothing solved, exit 1.
-    assert [row["status"] for row in rows] == ["LIMIT_REACHED"] * 4
-    assert code == 1
-    bfs = rows[0]
-    assert bfs["limit"] == "memory" and 20000 <= bfs["nodes_held"] < 20004
-    code, out, _ = run(capsys, *argv)
-    assert "LIMIT_REACHED" in out
-
-
-def test_compare_unsolvable_board_is_reported_once(capsys):
-    code, out, err = run(capsys, "compare", "1 2 3 4 5 6 8 7 0")
-    assert code == 1 and out == ""
-    assert_one_error_line(err, "UNSOLVABLE")
-
-
-def test_compare_grid_optimal_algorithms_agree_on_16(capsys):
-    code, rows, _ = run_json(capsys, "compare", TUTORIAL_MAP, *CELLS_START_GOAL)
-    assert code == 0
-    by_name = {row["algorithm"]: row for row in rows}
-    assert list(by_name) == list(domain_algorithms(GRID))
-    for name in ("astar", "bfs", "dijkstra"):
-        assert by_name[name]["status"] == "SOLVED"
-        assert by_name[name]["length"] == 16
-        assert by_name[name]["optimal"] is True
-    assert by_name["dfs"]["length"] >= 16
-
-
-def test_compare_grid_table_and_chart(capsys, tmp_path):
-    chart = tmp_path / "grid.png"
-    code, out, _ = run(
-        capsys,
-        "compare",
-        TUTORIAL_MAP,
-        "--start",
-        "0.5",
-        "7.5",
-        "--goal",
-        "9.5",
-        "0.5",
-        "--png",
-        str(chart),
-    )
-    assert code == 0
-    assert "shortest: 16 steps" in out
-    assert chart.exists()
-
-
-def test_compare_grid_node_budget_shows_limit_reached(capsys):
-    code, rows, _ = run_json(capsys, "compare", TUTORIAL_MAP, *CELLS_START_GOAL, "--max-nodes", "5")
-    assert code == 1
-    assert {row["status"] for row in rows} == {"LIMIT_REACHED"}
-
-
-def test_compare_grid_needs_start_and_goal(capsys):
-    code, out, err = run(capsys, "compare", TUTORIAL_MAP)
-    assert code == 2 and out == ""
-    assert_one_error_line(err, "--start", "--goal")
-
-
-def test_compare_grid_blocked_goal_is_reported_once(capsys):
-    code, report, _ = run_json(
-        capsys, "compare", TUTORIAL_MAP, "--cells", "--start", "0", "7", "--goal", "7", "7"
-    )
-    assert code == 1
-    assert report["status"] == "GOAL_OCCUPIED"
 
 
 # --- the installed console script ---------------------------------------------------------------

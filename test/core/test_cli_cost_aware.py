@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 import pytest
+from cli_helpers import assert_one_error_line, run, run_json
 from PIL import Image
 from shared_data import PROJECT_ROOT
-from test_cli import assert_one_error_line, run, run_json
 
 from grid_planner import render
 
