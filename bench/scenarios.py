@@ -94,8 +94,8 @@ def _largest_component(free: np.ndarray) -> np.ndarray:
     """Flat indices of the largest 4-connected component of the 2-D bool mask `free`."""
     from grid_planner.grid.components import label_components
 
-    labels = label_components(free)
-    largest = int(np.bincount(labels[labels >= 0]).argmax())
+    labels, sizes = label_components(free)
+    largest = int(sizes.argmax())
     return np.flatnonzero(labels == largest)
 
 
