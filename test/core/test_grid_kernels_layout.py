@@ -117,6 +117,34 @@ def test_one_cell_wide_maps_are_searched_end_to_end(algorithm, width, height):
     assert outcome.path.tolist() == list(range(grid.cell_count))
 
 
+@pytest.mark.parametrize("connectivity", [4, 8])
+@pytest.mark.parametrize("algorithm", KERNELS)
+def test_a_winding_path_longer_than_the_trace_buffer_matches_the_reference(
+    algorithm, connectivity
+):
+    # A serpentine: 61-cell corridors joined by one-cell gaps at alternate ends, so the
+    # path (about 1,300 cells) outgrows the trace's first 1,024-entry buffer and moves up
+    # and down rows, diagonally too when 8-connected.
+    values = np.zeros((41, 61), dtype=np.int8)
+    for wall in range(1, 41, 2):
+        values[wall, :] = 100
+        values[wall, 60 if wall % 4 == 1 else 0] = 0
+    grid, rules = build(values)
+    goal = (0, 40)
+    found = {
+        backend: search_grid(
+            grid, 0, [40 * 61], algorithm, backend=backend, connectivity=connectivity
+        )
+        for backend in BACKENDS
+    }
+    reference = found["reference"].path
+    assert reference.size > 1024
+    cells = [(int(i) % 61, int(i) // 61) for i in reference]
+    assert_valid_path(rules, cells, (0, 0), goal, connectivity)
+    for result in found.values():
+        np.testing.assert_array_equal(result.path, reference)
+
+
 @needs_numba
 @pytest.mark.parametrize("algorithm", KERNELS)
 def test_run_search_takes_the_map_or_the_padded_clearance(algorithm):

@@ -139,19 +139,27 @@ def trace_path(stamp, width, start, goal):
     """The map indices of the path from padded cell `start` to padded cell `goal`.
 
     Follows the directions in the stamps back from the goal (a parent is always reached at a
-    smaller depth, so the walk ends at the start).
+    smaller depth, so the walk ends at the start). Each step waits for the stamp it reads, so
+    the walk is made once, into an array doubled when full, with the offsets in an array (a
+    tuple indexed at run time compiles to a branch per step) and the padded row kept by the
+    steps (a step of more than one entry changes the row), not by a division per cell.
     """
     row = width + 2
-    offsets = neighbour_offsets(row)
-    count = 1
+    offsets = np.array(neighbour_offsets(row), dtype=np.int64)
+    backwards = np.empty(1024, dtype=np.int64)
+    count = 0
     cell = goal
-    while cell != start:
-        cell -= offsets[stamp[cell] & DIRECTION_MASK]
+    y = goal // row
+    while True:
+        if count == backwards.shape[0]:
+            grown = np.empty(2 * count, dtype=np.int64)
+            grown[:count] = backwards
+            backwards = grown
+        backwards[count] = cell - 2 * y - width - 1
         count += 1
-    path = np.empty(count, dtype=np.int64)
-    cell = goal
-    for i in range(count - 1, 0, -1):
-        path[i] = cell - 2 * (cell // row) - width - 1
-        cell -= offsets[stamp[cell] & DIRECTION_MASK]
-    path[0] = start - 2 * (start // row) - width - 1
-    return path
+        if cell == start:
+            break
+        step = offsets[stamp[cell] & DIRECTION_MASK]
+        cell -= step
+        y -= (step > 1) - (step < -1)
+    return backwards[count - 1 :: -1].copy()
