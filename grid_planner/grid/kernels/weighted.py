@@ -33,6 +33,7 @@ from .layout import (
     BUCKET,
     CLOSED,
     FRONTIER_END,
+    OCTILE_DIAGONAL_EXTRA,
     POOL_END,
     POOL_FREE,
     PUSHES,
@@ -61,9 +62,11 @@ POOL_ENTRY = 3
 def ring_length(straight: np.ndarray, diagonal: np.ndarray, eight: bool) -> int:
     """Buckets in the ring: more than the widths a step may raise f by (twice the dearest
     step: its cost, plus as much again for the heuristic, which grows by at most the step's
-    length times the least factor)."""
+    length times the least factor), rounded up to a power of two so a bucket's slot is a mask,
+    not a division."""
     dearest = float(np.max(diagonal if eight else straight))
-    return int(np.floor(2.0 * dearest / BUCKET_WIDTH)) + 3
+    needed = int(np.floor(2.0 * dearest / BUCKET_WIDTH)) + 3
+    return 1 << (needed - 1).bit_length()
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -135,6 +138,16 @@ def heap_fix(heap, size):
     _rise(heap, i, key, word)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def one_target_estimate(dx, dy, eight, scale):
+    """`distance_estimate` to one target (dx, dy) away, without the loop over targets; the
+    same expression, so the same bits."""
+    dx = abs(dx)
+    dy = abs(dy)
+    estimate = (dx + dy) + OCTILE_DIAGONAL_EXTRA * min(dx, dy) if eight else float(dx + dy)
+    return estimate * scale
+
+
 @njit(cache=True, nogil=True)
 def weighted_kernel(
     clearance,
@@ -176,7 +189,7 @@ def weighted_kernel(
     waiting = state[WAITING]
     free_slot = state[POOL_FREE]
     pool_end = state[POOL_END]
-    ring = heads.shape[0]
+    ring_mask = heads.shape[0] - 1
     pool_capacity = pool.shape[0] // POOL_ENTRY
     per_width = 1.0 / BUCKET_WIDTH
     expanded = state[driver.EXPANDED]
@@ -185,6 +198,11 @@ def weighted_kernel(
     capacity = heap.shape[0] // 2
     keys = heap.view(np.float64)  # f written as a float, compared as its bits
     first = targets[0]
+    # Row of a cell by a multiplication: (cell + 0.5) / row lies at least 0.5 / row from an
+    # integer, far more than the rounding error of the product, so truncation is exact.
+    per_row = 1.0 / row
+    goal_x = target_x[0]
+    goal_y = target_y[0]
     several = targets.shape[0] > 1
     offsets = neighbour_offsets(row)
     neighbours = 8 if eight else 4
@@ -197,9 +215,9 @@ def weighted_kernel(
             if waiting == 0:
                 status = driver.EXHAUSTED
                 break
-            while heads[bucket % ring] < 0:
+            while heads[bucket & ring_mask] < 0:
                 bucket += 1
-            slot = bucket % ring
+            slot = bucket & ring_mask
             if counts[slot] > capacity:
                 status = driver.GROW
                 break
@@ -242,7 +260,7 @@ def weighted_kernel(
         done += 1
         cell_free = free[cell] != 0
         floor = 0 if cell_free else entry_floor(clearance[cell])
-        cy = cell // row
+        cy = int((cell + 0.5) * per_row)
         cx = cell - cy * row
         straight_bits = 0
         for k in range(neighbours):
@@ -265,17 +283,23 @@ def weighted_kernel(
             g[nxt] = g_next
             f_next = g_next
             if use_heuristic:
-                f_next = g_next + distance_estimate(
-                    cx + STEP_X[k], cy + STEP_Y[k], target_x, target_y, eight, scale
-                )
+                if several:
+                    f_next = g_next + distance_estimate(
+                        cx + STEP_X[k], cy + STEP_Y[k], target_x, target_y, eight, scale
+                    )
+                else:
+                    f_next = g_next + one_target_estimate(
+                        cx + STEP_X[k] - goal_x, cy + STEP_Y[k] - goal_y, eight, scale
+                    )
             pushes += 1
             latest[nxt] = pushes
             keys[2 * size] = f_next  # f's bits, read back as an int64 below
-            if np.floor(f_next * per_width) <= bucket:
+            f_bucket = int(f_next * per_width)  # f >= 0: truncation is the floor
+            if f_bucket <= bucket:
                 heap_push(heap, size, heap[2 * size], pack(pushes, nxt))
                 size += 1
             else:
-                slot = int(np.floor(f_next * per_width)) % ring
+                slot = f_bucket & ring_mask
                 entry = free_slot
                 if entry >= 0:
                     free_slot = pool[POOL_ENTRY * entry + 2]
