@@ -16,11 +16,13 @@ bucket. Every heap entry comes before every waiting one, so the heap's top is th
 of all: the same order as one big heap, with a heap a few dozen entries deep instead of
 thousands (the binary heap's pops were most of the time per expansion).
 
-Each cell remembers the insertion number of its latest entry (in `latest`); an entry that is not
-its cell's latest is stale (a cheaper one was pushed since) and is skipped when popped. A cell
-reached more cheaply after its expansion is opened again, exactly as the reference A* does, so
-the two stay equal step for step even where floating-point sums bend the heuristic's
-consistency by an ulp.
+An entry is stale (a cheaper one for its cell was pushed since) when its cell is closed or its
+f is not the cell's current g plus h: a cheaper entry has a smaller f or, rounded to the same
+f, is popped first (the later insertion), so by the time a stale entry is popped its cell's f
+has moved on or the cell is closed. No per-cell insertion number is kept: one array fewer to
+write on every push and read on every pop. A cell reached more cheaply after its expansion is
+opened again, exactly as the reference A* does, so the two stay equal step for step even where
+floating-point sums bend the heuristic's consistency by an ulp.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ from .layout import (
 # Direction steps in x and y, in the order of `neighbour_offsets`.
 STEP_X = (1, 0, -1, 0, 1, -1, -1, 1)
 STEP_Y = (0, 1, 0, -1, 1, 1, -1, -1)
-# Insertion numbers stay below this (they fit the int32 `latest`); cells below 2^32.
+# Insertion numbers stay below this (31 bits of the packed word); cells below 2^32.
 ORDER_LIMIT = (1 << 31) - 1
 _CELL_BITS = 32
 _CELL_MASK = (1 << 32) - 1
@@ -73,12 +75,6 @@ def ring_length(straight: np.ndarray, diagonal: np.ndarray, eight: bool) -> int:
 def pack(order, cell):
     """The heap's second word: smaller for a later insertion, then for a smaller cell."""
     return ((ORDER_LIMIT - order) << _CELL_BITS) | cell
-
-
-@njit(cache=True, nogil=True, inline="always")
-def unpack(word):
-    """(insertion number, cell) of a packed word."""
-    return ORDER_LIMIT - (word >> _CELL_BITS), word & _CELL_MASK
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -164,7 +160,6 @@ def weighted_kernel(
     scale,
     stamp,
     g,
-    latest,
     base,
     heap,
     pool,
@@ -176,7 +171,7 @@ def weighted_kernel(
 ):
     """A* (Dijkstra when `use_heuristic` is False) with real step costs; see the module doc.
 
-    `g` holds the best path cost found to each cell, `latest` its latest insertion number;
+    `g` holds the best path cost found to each cell;
     `heap` the current bucket's entries, `pool` the waiting ones, linked from `heads` (one list
     per ring bucket, -1 empty) with `counts` entries each. The goal test is made when an entry
     is popped. The heuristic is Manhattan, octile when `eight`,
@@ -201,6 +196,7 @@ def weighted_kernel(
     # Row of a cell by a multiplication: (cell + 0.5) / row lies at least 0.5 / row from an
     # integer, far more than the rounding error of the product, so truncation is exact.
     per_row = 1.0 / row
+    closed = base + CLOSED
     goal_x = target_x[0]
     goal_y = target_y[0]
     several = targets.shape[0] > 1
@@ -236,13 +232,24 @@ def weighted_kernel(
             status = driver.GROW
             break
         key = heap[0]
+        f_key = keys[0]
         word = heap[1]
         size -= 1
         heap_fix(heap, size)
-        order, cell = unpack(word)
-        if latest[cell] != order:
-            continue  # stale: a cheaper entry for this cell was pushed after this one
+        cell = word & _CELL_MASK
+        if stamp[cell] >= closed:
+            continue  # stale: the cell was expanded since this entry was pushed
         g_cell = g[cell]
+        cy = int((cell + 0.5) * per_row)
+        cx = cell - cy * row
+        f_cell = g_cell
+        if use_heuristic:
+            if several:
+                f_cell = g_cell + distance_estimate(cx, cy, target_x, target_y, eight, scale)
+            else:
+                f_cell = g_cell + one_target_estimate(cx - goal_x, cy - goal_y, eight, scale)
+        if f_key != f_cell:
+            continue  # stale: a cheaper entry for this cell was pushed after this one
         if cell == first or (several and is_target(cell, targets)):
             state[driver.FOUND] = cell
             status = driver.SOLVED
@@ -260,8 +267,6 @@ def weighted_kernel(
         done += 1
         cell_free = free[cell] != 0
         floor = 0 if cell_free else entry_floor(clearance[cell])
-        cy = int((cell + 0.5) * per_row)
-        cx = cell - cy * row
         straight_bits = 0
         for k in range(neighbours):
             if k >= 4 and not diagonal_allowed(k, straight_bits):
@@ -292,7 +297,6 @@ def weighted_kernel(
                         cx + STEP_X[k] - goal_x, cy + STEP_Y[k] - goal_y, eight, scale
                     )
             pushes += 1
-            latest[nxt] = pushes
             keys[2 * size] = f_next  # f's bits, read back as an int64 below
             f_bucket = int(f_next * per_width)  # f >= 0: truncation is the floor
             if f_bucket <= bucket:
