@@ -24,22 +24,28 @@ def path_steps(path, width, straight, diagonal, raw, has_raw):
 
     A step onto cell v costs `straight[raw[v]]` or, diagonally, `diagonal[raw[v]]` (index 0
     when not `has_raw`); the cost is their sum from the start, added in path order (the
-    search's own g, to the bit). A step's dy is the one that leaves x on the map with
-    |dx| <= 1, which tells apart the steps a map one or two cells wide would confuse.
+    search's own g, to the bit). On a map at least 3 cells wide the index change gives dy;
+    narrower, dy is the one that leaves x on the map with |dx| <= 1 (east and north-west
+    both add 1 to the index of a map 2 cells wide).
     """
     count = path.shape[0] - 1
     directions = np.empty(max(count, 0), dtype=np.int64)
     total = 0.0
     x = path[0] % width if count > 0 else 0
+    wide = width >= 3  # then the index change alone gives dy, without a branch
     for i in range(count):
         change = path[i + 1] - path[i]
-        dx = 0
-        dy = -1
-        while dy <= 1:
+        if wide:
+            dy = (change >= width - 1) - (change <= 1 - width)
             dx = change - dy * width
-            if -1 <= dx <= 1 and 0 <= x + dx < width:
-                break
-            dy += 1
+        else:
+            dx = 0
+            dy = -1
+            while dy <= 1:
+                dx = change - dy * width
+                if -1 <= dx <= 1 and 0 <= x + dx < width:
+                    break
+                dy += 1
         x += dx
         direction = _DIRECTION_OF_STEP[(dy + 1) * 3 + dx + 1]
         directions[i] = direction
