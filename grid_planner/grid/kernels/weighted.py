@@ -269,6 +269,8 @@ def weighted_kernel(
         floor = 0 if cell_free else entry_floor(clearance[cell])
         straight_bits = 0
         for k in range(neighbours):
+            if k == 4 and straight_bits & (straight_bits >> 1 | straight_bits << 3) == 0:
+                break  # no two neighbouring straight steps: no diagonal is allowed
             if k >= 4 and not diagonal_allowed(k, straight_bits):
                 continue
             nxt = cell + offsets[k]
