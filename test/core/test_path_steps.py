@@ -6,6 +6,7 @@ import itertools
 import math
 
 import numpy as np
+from grid_fixtures import kernel
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,6 +35,7 @@ def walks(draw):
     return width, cells, raw
 
 
+@kernel
 @given(walks(), st.sampled_from((0.0, 1.0, 3.0)), st.booleans())
 @settings(max_examples=300, deadline=None)
 def test_directions_and_cost_match_a_walk_cell_by_cell(walk, multiplier, has_raw):
@@ -52,6 +54,7 @@ def test_directions_and_cost_match_a_walk_cell_by_cell(walk, multiplier, has_raw
     assert cost == expected_cost  # the same sums in the same order: equal to the bit
 
 
+@kernel
 def test_a_one_cell_path_has_no_steps_and_costs_nothing():
     straight, diagonal = step_cost_tables("uniform", 1.0)
     directions, cost = path_steps(np.array([5], dtype=np.int64), 3, straight, diagonal,
@@ -59,6 +62,7 @@ def test_a_one_cell_path_has_no_steps_and_costs_nothing():
     assert directions.size == 0 and cost == 0.0
 
 
+@kernel
 def test_a_two_cell_wide_map_tells_east_from_northwest():
     # On a map 2 cells wide both steps change the index by +1.
     straight, diagonal = step_cost_tables("uniform", 1.0)

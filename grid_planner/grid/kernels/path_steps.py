@@ -36,7 +36,7 @@ def path_steps(path, width, straight, diagonal, raw, has_raw):
     for i in range(count):
         change = path[i + 1] - path[i]
         if wide:
-            dy = (change >= width - 1) - (change <= 1 - width)
+            dy = int(change >= width - 1) - int(change <= 1 - width)
             dx = change - dy * width
         else:
             dx = 0
