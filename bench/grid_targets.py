@@ -20,8 +20,9 @@ METHOD_NOTES = (
     "(1 + c / 252 for Nav2-style inflation costs c: inflation radius 0.55 m, scaling 3.0, "
     "0.05 m cells) but not the same problem: for pyastar2d a diagonal step costs the cell's "
     "weight (not sqrt 2 times it), a diagonal may cut a blocked corner and the heuristic is "
-    "the Chebyshev distance; so their lengths differ and are not compared. Their targets "
-    "compare whole warm calls.",
+    "the Chebyshev distance; so their lengths differ and are not compared (on the maze, "
+    "whose corridors are one cell wide, pyastar2d's path has 26,521 steps against the "
+    "project's 39,144). Their targets compare whole warm calls.",
 )
 SPEED_MAPS = (("random2048", "random 2048^2"), ("maze1024", "maze 1024^2"),
               ("warehouse4096", "warehouse 4096^2"))

@@ -21,6 +21,7 @@ from grid_planner.search.result import Budget, SearchResult, SearchStatus
 from .costs import DEFAULT_COST_TRAVEL_MULTIPLIER
 from .errors import InvalidPlanner
 from .kernels import SearchBuffers, run_search
+from .kernels.path_steps import path_steps
 from .planning_grid import DIRECTIONS, PlanningGrid, check_connectivity
 from .problem import GridProblem
 
@@ -30,10 +31,9 @@ GRID_FALLBACK = (
 )
 
 _DIRECTION_NAMES = np.array([name for name, _, _ in DIRECTIONS], dtype=object)
-# The direction index of a step (dx, dy), looked up at [dy + 1, dx + 1].
-_DIRECTION_OF_STEP = np.full((3, 3), -1, dtype=np.int64)
-for _index, (_name, _dx, _dy) in enumerate(DIRECTIONS):
-    _DIRECTION_OF_STEP[_dy + 1, _dx + 1] = _index
+# The raw costs of a grid without a cost field: every step reads entry 0 of the tables.
+_NO_RAW = np.zeros(1, dtype=np.uint8)
+_NO_RAW.setflags(write=False)
 
 
 class GridSearch(NamedTuple):
@@ -56,29 +56,6 @@ def algorithm_info(algorithm: str) -> AlgorithmInfo:
             f"{', '.join(domain_algorithms(GRID))}"
         )
     return info
-
-
-def step_directions(path: np.ndarray, width: int) -> np.ndarray:
-    """The DIRECTIONS index of each step of a flat index path on a map `width` cells wide."""
-    ys, xs = np.divmod(path, width)
-    return _DIRECTION_OF_STEP[np.diff(ys) + 1, np.diff(xs) + 1]
-
-
-def path_cost(
-    grid: PlanningGrid, path: np.ndarray, directions: np.ndarray, cost_travel_multiplier: float
-) -> float:
-    """What the steps of `path` (in `directions`, see `step_directions`) cost under the grid's
-    cost model, summed start to goal."""
-    if path.size < 2:
-        return 0.0
-    straight, diagonal = grid.step_costs(cost_travel_multiplier)
-    if grid.raw_costs is None and directions.max() < 4:
-        return float(path.size - 1)
-    raw = np.zeros(path.size - 1, dtype=np.int64)
-    if grid.raw_costs is not None:
-        raw = grid.raw_costs[path[1:]].astype(np.int64)
-    steps = np.where(directions >= 4, diagonal[raw], straight[raw])
-    return float(np.cumsum(steps)[-1])
 
 
 def search_grid(
@@ -143,13 +120,18 @@ def search_grid(
     expanded = outcome.expanded
     path = outcome.path
     solved = path is not None
-    directions = step_directions(path, grid.width) if solved else None
+    directions, cost = np.empty(0, dtype=np.int64), 0.0
+    if solved:
+        raw = grid.raw_costs
+        directions, cost = path_steps(
+            path, grid.width, *step_costs, _NO_RAW if raw is None else raw, raw is not None
+        )
     result = SearchResult(
         algorithm=algorithm,
         status=outcome.status,
         states=path.tolist() if solved else [],
-        actions=_DIRECTION_NAMES[directions].tolist() if solved else [],
-        cost=path_cost(grid, path, directions, cost_travel_multiplier) if solved else 0.0,
+        actions=_DIRECTION_NAMES[directions].tolist(),
+        cost=cost,
         nodes_expanded=outcome.nodes_expanded,
         nodes_generated=outcome.nodes_generated,
         max_frontier=outcome.max_frontier,

@@ -309,7 +309,10 @@ def plan(
     began = time.perf_counter()
     points = smooth_cells(grid, path, smoothing, smoother, cost_travel_multiplier)
     smoothed_in = time.perf_counter() - began
-    raw_poses = grid.map.indices_to_world(path)
+    # Smoothing "none" gives the cell centres themselves: one conversion serves both.
+    raw_poses = grid.map.cells_to_world(points) if smoothing == "none" else (
+        grid.map.indices_to_world(path)
+    )
     return GridPlan(
         algorithm=algorithm,
         backend=found.backend,

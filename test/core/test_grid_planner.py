@@ -509,11 +509,13 @@ import json
 from grid_planner.grid import OccupancyMap, PlanningGrid, plan, warm_up
 from grid_planner.grid import smoothing, sweep
 from grid_planner.grid.kernels import FAMILIES, trace_path
+from grid_planner.grid.kernels.path_steps import path_steps
 from grid_planner.search import Budget
 from grid_planner.search.registry import GRID, domain_algorithms, lookup
 
 kernels = {kernel.__name__: kernel for family in FAMILIES.values() for kernel in family.kernels}
 kernels["trace_path"] = trace_path
+kernels["path_steps"] = path_steps
 kernels["shortcut"] = smoothing.shortcut_kernel
 kernels["gradient"] = smoothing.gradient_kernel
 kernels["polyline_costs"] = sweep.polyline_costs

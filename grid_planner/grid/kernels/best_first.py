@@ -167,7 +167,6 @@ class BestFirst(GridKernel):
                 query.estimate_scale,
             )
         buffers.weighted_g[start] = 0.0
-        buffers.g[start] = 0  # the start's insertion number
         buffers.frontier_heap.view(np.float64)[0] = estimate
         buffers.frontier_heap[1] = pack(0, start)
         ring = ring_length(query.straight, query.diagonal, query.eight)
@@ -216,7 +215,6 @@ class BestFirst(GridKernel):
             query.estimate_scale,
             buffers.stamp,
             buffers.weighted_g,
-            buffers.g,
             query.base,
             buffers.frontier_heap,
             buffers.frontier_pool,

@@ -27,8 +27,8 @@ ENTRY_WIDTHS = {"frontier_heap": 2, "frontier_pool": 3}
 class SearchBuffers:
     """Per-grid scratch arrays for the kernels, reused by every query on that grid.
 
-    `stamp` and `g` (integer path costs; the weighted search's latest insertion numbers) have
-    one entry per cell of the padded clearance (`cell_count` of them, allocated once; a query on
+    `stamp` and `g` (integer path costs of the unit searches) have one entry per cell of the
+    padded clearance (`cell_count` of them, allocated once; a query on
     a larger clearance reallocates them); `weighted_g` (float path costs) is allocated on the
     first weighted search. The frontier
     arrays (the weighted frontier's heap and pool, the cells of the BFS queue, the DFS stack or

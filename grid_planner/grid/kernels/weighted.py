@@ -16,11 +16,13 @@ bucket. Every heap entry comes before every waiting one, so the heap's top is th
 of all: the same order as one big heap, with a heap a few dozen entries deep instead of
 thousands (the binary heap's pops were most of the time per expansion).
 
-Each cell remembers the insertion number of its latest entry (in `latest`); an entry that is not
-its cell's latest is stale (a cheaper one was pushed since) and is skipped when popped. A cell
-reached more cheaply after its expansion is opened again, exactly as the reference A* does, so
-the two stay equal step for step even where floating-point sums bend the heuristic's
-consistency by an ulp.
+An entry is stale (a cheaper one for its cell was pushed since) when its cell is closed or its
+f is not the cell's current g plus h: a cheaper entry has a smaller f or, rounded to the same
+f, is popped first (the later insertion), so by the time a stale entry is popped its cell's f
+has moved on or the cell is closed. No per-cell insertion number is kept: one array fewer to
+write on every push and read on every pop. A cell reached more cheaply after its expansion is
+opened again, exactly as the reference A* does, so the two stay equal step for step even where
+floating-point sums bend the heuristic's consistency by an ulp.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from .layout import (
     BUCKET,
     CLOSED,
     FRONTIER_END,
+    OCTILE_DIAGONAL_EXTRA,
     POOL_END,
     POOL_FREE,
     PUSHES,
@@ -48,7 +51,7 @@ from .layout import (
 # Direction steps in x and y, in the order of `neighbour_offsets`.
 STEP_X = (1, 0, -1, 0, 1, -1, -1, 1)
 STEP_Y = (0, 1, 0, -1, 1, 1, -1, -1)
-# Insertion numbers stay below this (they fit the int32 `latest`); cells below 2^32.
+# Insertion numbers stay below this (31 bits of the packed word); cells below 2^32.
 ORDER_LIMIT = (1 << 31) - 1
 _CELL_BITS = 32
 _CELL_MASK = (1 << 32) - 1
@@ -61,21 +64,17 @@ POOL_ENTRY = 3
 def ring_length(straight: np.ndarray, diagonal: np.ndarray, eight: bool) -> int:
     """Buckets in the ring: more than the widths a step may raise f by (twice the dearest
     step: its cost, plus as much again for the heuristic, which grows by at most the step's
-    length times the least factor)."""
+    length times the least factor), rounded up to a power of two so a bucket's slot is a mask,
+    not a division."""
     dearest = float(np.max(diagonal if eight else straight))
-    return int(np.floor(2.0 * dearest / BUCKET_WIDTH)) + 3
+    needed = int(np.floor(2.0 * dearest / BUCKET_WIDTH)) + 3
+    return 1 << (needed - 1).bit_length()
 
 
 @njit(cache=True, nogil=True, inline="always")
 def pack(order, cell):
     """The heap's second word: smaller for a later insertion, then for a smaller cell."""
     return ((ORDER_LIMIT - order) << _CELL_BITS) | cell
-
-
-@njit(cache=True, nogil=True, inline="always")
-def unpack(word):
-    """(insertion number, cell) of a packed word."""
-    return ORDER_LIMIT - (word >> _CELL_BITS), word & _CELL_MASK
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -135,6 +134,16 @@ def heap_fix(heap, size):
     _rise(heap, i, key, word)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def one_target_estimate(dx, dy, eight, scale):
+    """`distance_estimate` to one target (dx, dy) away, without the loop over targets; the
+    same expression, so the same bits."""
+    dx = abs(dx)
+    dy = abs(dy)
+    estimate = (dx + dy) + OCTILE_DIAGONAL_EXTRA * min(dx, dy) if eight else float(dx + dy)
+    return estimate * scale
+
+
 @njit(cache=True, nogil=True)
 def weighted_kernel(
     clearance,
@@ -151,7 +160,6 @@ def weighted_kernel(
     scale,
     stamp,
     g,
-    latest,
     base,
     heap,
     pool,
@@ -163,7 +171,7 @@ def weighted_kernel(
 ):
     """A* (Dijkstra when `use_heuristic` is False) with real step costs; see the module doc.
 
-    `g` holds the best path cost found to each cell, `latest` its latest insertion number;
+    `g` holds the best path cost found to each cell;
     `heap` the current bucket's entries, `pool` the waiting ones, linked from `heads` (one list
     per ring bucket, -1 empty) with `counts` entries each. The goal test is made when an entry
     is popped. The heuristic is Manhattan, octile when `eight`,
@@ -176,7 +184,7 @@ def weighted_kernel(
     waiting = state[WAITING]
     free_slot = state[POOL_FREE]
     pool_end = state[POOL_END]
-    ring = heads.shape[0]
+    ring_mask = heads.shape[0] - 1
     pool_capacity = pool.shape[0] // POOL_ENTRY
     per_width = 1.0 / BUCKET_WIDTH
     expanded = state[driver.EXPANDED]
@@ -185,6 +193,12 @@ def weighted_kernel(
     capacity = heap.shape[0] // 2
     keys = heap.view(np.float64)  # f written as a float, compared as its bits
     first = targets[0]
+    # Row of a cell by a multiplication: (cell + 0.5) / row lies at least 0.5 / row from an
+    # integer, far more than the rounding error of the product, so truncation is exact.
+    per_row = 1.0 / row
+    closed = base + CLOSED
+    goal_x = target_x[0]
+    goal_y = target_y[0]
     several = targets.shape[0] > 1
     offsets = neighbour_offsets(row)
     neighbours = 8 if eight else 4
@@ -197,9 +211,9 @@ def weighted_kernel(
             if waiting == 0:
                 status = driver.EXHAUSTED
                 break
-            while heads[bucket % ring] < 0:
+            while heads[bucket & ring_mask] < 0:
                 bucket += 1
-            slot = bucket % ring
+            slot = bucket & ring_mask
             if counts[slot] > capacity:
                 status = driver.GROW
                 break
@@ -218,13 +232,24 @@ def weighted_kernel(
             status = driver.GROW
             break
         key = heap[0]
+        f_key = keys[0]
         word = heap[1]
         size -= 1
         heap_fix(heap, size)
-        order, cell = unpack(word)
-        if latest[cell] != order:
-            continue  # stale: a cheaper entry for this cell was pushed after this one
+        cell = word & _CELL_MASK
+        if stamp[cell] >= closed:
+            continue  # stale: the cell was expanded since this entry was pushed
         g_cell = g[cell]
+        cy = int((cell + 0.5) * per_row)
+        cx = cell - cy * row
+        f_cell = g_cell
+        if use_heuristic:
+            if several:
+                f_cell = g_cell + distance_estimate(cx, cy, target_x, target_y, eight, scale)
+            else:
+                f_cell = g_cell + one_target_estimate(cx - goal_x, cy - goal_y, eight, scale)
+        if f_key != f_cell:
+            continue  # stale: a cheaper entry for this cell was pushed after this one
         if cell == first or (several and is_target(cell, targets)):
             state[driver.FOUND] = cell
             status = driver.SOLVED
@@ -242,10 +267,10 @@ def weighted_kernel(
         done += 1
         cell_free = free[cell] != 0
         floor = 0 if cell_free else entry_floor(clearance[cell])
-        cy = cell // row
-        cx = cell - cy * row
         straight_bits = 0
         for k in range(neighbours):
+            if k == 4 and straight_bits & (straight_bits >> 1 | straight_bits << 3) == 0:
+                break  # no two neighbouring straight steps: no diagonal is allowed
             if k >= 4 and not diagonal_allowed(k, straight_bits):
                 continue
             nxt = cell + offsets[k]
@@ -265,17 +290,22 @@ def weighted_kernel(
             g[nxt] = g_next
             f_next = g_next
             if use_heuristic:
-                f_next = g_next + distance_estimate(
-                    cx + STEP_X[k], cy + STEP_Y[k], target_x, target_y, eight, scale
-                )
+                if several:
+                    f_next = g_next + distance_estimate(
+                        cx + STEP_X[k], cy + STEP_Y[k], target_x, target_y, eight, scale
+                    )
+                else:
+                    f_next = g_next + one_target_estimate(
+                        cx + STEP_X[k] - goal_x, cy + STEP_Y[k] - goal_y, eight, scale
+                    )
             pushes += 1
-            latest[nxt] = pushes
             keys[2 * size] = f_next  # f's bits, read back as an int64 below
-            if np.floor(f_next * per_width) <= bucket:
+            f_bucket = int(f_next * per_width)  # f >= 0: truncation is the floor
+            if f_bucket <= bucket:
                 heap_push(heap, size, heap[2 * size], pack(pushes, nxt))
                 size += 1
             else:
-                slot = int(np.floor(f_next * per_width)) % ring
+                slot = f_bucket & ring_mask
                 entry = free_slot
                 if entry >= 0:
                     free_slot = pool[POOL_ENTRY * entry + 2]
