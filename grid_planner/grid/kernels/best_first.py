@@ -61,6 +61,7 @@ def two_stack_kernel(
     first popped (the heuristic is consistent and the costs integers, so that pop has its
     least g); later entries of it are skipped. The goal test is made when a cell is popped.
     A non-empty `expansion_order` receives each expanded cell at its expansion number.
+    Cells index the arrays as unsigned integers, as in `bfs_kernel` (no negative-index fix-up).
     """
     half = stacks.shape[0] // 2
     here = state[CURRENT_HALF] * half
@@ -88,8 +89,9 @@ def two_stack_kernel(
             status = driver.GROW
             break
         size -= 1
-        cell = np.int64(stacks[here + size])
-        if stamp[cell] >= closed:
+        cell = np.int64(stacks[np.uint64(here + size)])
+        at_cell = np.uint64(cell)
+        if stamp[at_cell] >= closed:
             continue
         if cell == target:
             state[driver.FOUND] = cell
@@ -99,14 +101,14 @@ def two_stack_kernel(
             size += 1  # still on top: a resumed call pops it again
             status = driver.PAUSED
             break
-        stamp[cell] += CLOSED
+        stamp[at_cell] += CLOSED
         if record:
             expansion_order[expanded] = cell
         expanded += 1
         done += 1
-        cell_free = free[cell] != 0
-        floor = 0 if cell_free else entry_floor(clearance[cell])
-        g_next = g[cell] + 1
+        cell_free = free[at_cell] != 0
+        floor = 0 if cell_free else entry_floor(clearance[at_cell])
+        g_next = g[at_cell] + 1
         closer = (False, False, False, False)
         if use_heuristic:
             cy = cell // row
@@ -114,21 +116,22 @@ def two_stack_kernel(
             closer = (cx < goal_x, cy < goal_y, cx > goal_x, cy > goal_y)
         for k in range(4):
             nxt = cell + offsets[k]
-            if not enterable(clearance, free, cell_free, floor, nxt):
+            at = np.uint64(nxt)
+            if not enterable(clearance, free, cell_free, floor, at):
                 continue
             generated += 1
-            seen = stamp[nxt]
+            seen = stamp[at]
             if seen >= closed:
                 continue
-            if seen >= base and g[nxt] <= g_next:
+            if seen >= base and g[at] <= g_next:
                 continue
-            stamp[nxt] = base + k
-            g[nxt] = g_next
+            stamp[at] = base + k
+            g[at] = g_next
             if closer[k]:
-                stacks[here + size] = nxt
+                stacks[np.uint64(here + size)] = nxt
                 size += 1
             else:
-                stacks[there + waiting] = nxt
+                stacks[np.uint64(there + waiting)] = nxt
                 waiting += 1
         if size + waiting > max_frontier:
             max_frontier = size + waiting
