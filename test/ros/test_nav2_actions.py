@@ -237,7 +237,7 @@ def test_cancel_ends_a_search_on_a_4096_map_within_a_second(nav2) -> None:
 
     first = nav2.to_pose.send(goal=centre(big, (BIG - 1, BIG - 1)), start=centre(big, (0, 0)),
                               use_start=True)
-    time.sleep(0.5)
+    time.sleep(0.1)  # the first search runs for most of a second (the kernels got faster)
     preempting = time.monotonic()
     second = nav2.to_pose.send(goal=centre(big, (3, 0)), start=centre(big, (0, 0)),
                                use_start=True)
