@@ -122,16 +122,19 @@ def changed_region(before: OccupancyMap, after: OccupancyMap) -> Region | None:
 
 
 def regrid(
-    grid: PlanningGrid, occupancy: OccupancyMap, timings: dict[str, float] | None = None
+    grid: PlanningGrid, occupancy: OccupancyMap, timings: dict[str, float] | None = None,
+    region: Region | None = None,
 ) -> tuple[PlanningGrid, Region] | None:
     """`grid` brought to `occupancy`, a new full map of the same cells, with the box of cells
-    whose values changed (see `changed_region`): the same arrays when none did, else the box
-    prepared again as a patch would be. None when the maps differ in their cells or the box
-    is more than 1 / REGRID_SHARE of the map: a build from scratch costs about the same.
-    A costmap publisher that sends its whole map every cycle mostly sends it unchanged."""
+    whose values changed (`region`, else `changed_region` of the two maps): the same arrays
+    when none did, else the box prepared again as a patch would be. None when the maps differ
+    in their cells or the box is more than 1 / REGRID_SHARE of the map: a build from scratch
+    costs about the same. A costmap publisher that sends its whole map every cycle mostly
+    sends it unchanged."""
     clock = StageClock(timings)
-    region = changed_region(grid.map, occupancy)
-    clock.lap("compare")
+    if region is None:
+        region = changed_region(grid.map, occupancy)
+        clock.lap("compare")
     if region is None:
         return None
     top, bottom, left, right = region

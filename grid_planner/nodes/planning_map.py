@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from grid_planner.grid.components import Region
 from grid_planner.grid.errors import UnsupportedMapError
 from grid_planner.grid.occupancy import OccupancyMap
-from grid_planner.grid.patching import MapPatch, PatchError, patch_grid, patch_map, regrid
+from grid_planner.grid.patching import (
+    MapPatch,
+    PatchError,
+    changed_region,
+    patch_grid,
+    patch_map,
+    regrid,
+)
 from grid_planner.grid.planning_grid import PlanningGrid
 from grid_planner.nodes.map_input import map_size, message_to_map
 
@@ -161,17 +168,18 @@ class PlanningMap:
         so a costmap sent again unchanged costs a comparison, not a build. Called from one
         thread at a time (the map callbacks); plans keep their grids meanwhile."""
         with self._lock:
-            previous = dict(self._grids)
+            before, previous = self._map, dict(self._grids)
         grids: dict[GridSettings, PlanningGrid] = {}
-        region = None
-        for key, grid in previous.items():
-            carried = regrid(grid, occupancy, timings if key == settings else None)
-            if carried is not None:
-                grids[key] = carried[0]
-                if key == settings:
-                    region = carried[1]
+        # Every grid kept is of the map in use: the maps are compared once for all of them.
+        region = None if before is None else changed_region(before, occupancy)
+        if region is not None:
+            for key, grid in previous.items():
+                carried = regrid(grid, occupancy, timings if key == settings else None, region)
+                if carried is not None:
+                    grids[key] = carried[0]
         if settings not in grids:
             grids[settings] = settings.build(occupancy, timings)
+            region = None
         with self._lock:
             self._map, self._grids, self._stamp_ns = occupancy, grids, stamp_ns
         return grids[settings], region
