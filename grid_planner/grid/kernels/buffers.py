@@ -161,5 +161,5 @@ def trace_path(stamp, width, start, goal):
             break
         step = offsets[stamp[cell] & DIRECTION_MASK]
         cell -= step
-        y -= (step > 1) - (step < -1)
+        y -= int(step > 1) - int(step < -1)
     return backwards[count - 1 :: -1].copy()
