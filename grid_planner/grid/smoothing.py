@@ -12,9 +12,12 @@ clearance guarantee: every pose, and every point swept between two poses, is far
 - ``gradient`` is Smac Planner's smoother: Gauss-Seidel sweeps, endpoints fixed, each inner
   point moved by ``w_data * (original - point) + w_smooth * (next + previous - 2 point)`` until
   the summed movement of a sweep falls under `tolerance` or after `max_iterations` sweeps. A
-  move that would break the guarantee on either segment of the point is refused (the point
-  stays), where Smac stops smoothing at its first refused move and checks the pose's cell only.
-  A result longer than the path it started from is dropped for that path.
+  run that settled under `tolerance` is refined as in Smac (`do_refinement`, `refinement_num`):
+  smoothed again, up to `refinement_num` more runs, each anchored to the result of the last,
+  which straightens the wiggles one run leaves. A move that would break the guarantee on either
+  segment of the point is refused (the point stays), where Smac stops smoothing at its first
+  refused move and checks the pose's cell only. A result longer than the path it started from is
+  dropped for that path.
 
 The part of a path inside the inflated band around an inflated start is kept as searched (no
 free cell there to smooth through). The result keeps the start and goal points exactly and its
@@ -55,16 +58,27 @@ class SmootherParams:
     w_data: float = 0.2
     tolerance: float = 1e-10
     max_iterations: int = 1000
+    do_refinement: bool = True
+    refinement_num: int = 2
 
     def __post_init__(self) -> None:
         for name in ("w_smooth", "w_data", "tolerance"):
             value = float(getattr(self, name))
             if not (math.isfinite(value) and value >= 0.0):
                 raise ValueError(f"smoother.{name} must be a finite number >= 0, got {value}")
-        if int(self.max_iterations) != self.max_iterations or self.max_iterations < 0:
+        for name in ("max_iterations", "refinement_num"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or int(value) != value or value < 0:
+                raise ValueError(f"smoother.{name} must be an integer >= 0, got {value}")
+        if not isinstance(self.do_refinement, bool):
             raise ValueError(
-                f"smoother.max_iterations must be an integer >= 0, got {self.max_iterations}"
+                f"smoother.do_refinement must be true or false, got {self.do_refinement!r}"
             )
+
+    @property
+    def refinements(self) -> int:
+        """The most extra runs after a settled one (0 when refinement is off)."""
+        return int(self.refinement_num) if self.do_refinement else 0
 
 
 def check_smoothing(smoothing: str) -> str:
@@ -132,11 +146,13 @@ def shortcut_kernel(points, width, height, free, safe, obstacle, limit2, reach, 
 @njit(cache=True, nogil=True)
 def gradient_kernel(points, width, height, free, safe, obstacle, limit2, reach, w_smooth,
                     w_data, tolerance, max_iterations):
-    """Smac-style smoothing of `points` (a copy is returned); see the module doc."""
+    """Smac-style smoothing of `points`: a smoothed copy, and whether the run settled under
+    `tolerance` (rather than stopping at `max_iterations`); see the module doc."""
     smooth = points.copy()
     count = points.shape[0]
     unit = np.ones(1)
     no_raw = np.zeros(1, dtype=np.uint8)  # length only: the gradient smoother ignores costs
+    settled = False
     for _ in range(max_iterations):
         change = 0.0
         for i in range(1, count - 1):
@@ -160,8 +176,9 @@ def gradient_kernel(points, width, height, free, safe, obstacle, limit2, reach, 
             smooth[i, 0] = nx
             smooth[i, 1] = ny
         if change < tolerance:
+            settled = True
             break
-    return smooth
+    return smooth, settled
 
 
 def polyline_length(points: np.ndarray) -> float:
@@ -247,8 +264,12 @@ def smooth_cells(
         stretch = np.concatenate(([0.0], np.cumsum(segment_costs)))
         body = subdivide(body[shortcut_kernel(body, *shape, raw, straight, stretch)])
     else:
-        smoothed = gradient_kernel(body, *shape, params.w_smooth, params.w_data,
-                                   params.tolerance, int(params.max_iterations))
+        settings = (params.w_smooth, params.w_data, params.tolerance, int(params.max_iterations))
+        smoothed, settled = gradient_kernel(body, *shape, *settings)
+        for _ in range(params.refinements):
+            if not settled:
+                break
+            smoothed, settled = gradient_kernel(smoothed, *shape, *settings)
         if polyline_length(smoothed) <= polyline_length(body):
             unit, no_raw = np.ones(1), _NO_RAW
 

@@ -81,11 +81,13 @@ BLOCK_KEYS: dict[str, BlockKey] = {
     "smoother.w_data": BlockKey("smoother.w_data"),
     "smoother.tolerance": BlockKey("smoother.tolerance"),
     "smoother.max_iterations": BlockKey("smoother.max_iterations"),
+    "smoother.do_refinement": BlockKey("smoother.do_refinement"),
+    "smoother.refinement_num": BlockKey("smoother.refinement_num"),
 }
 
 SMAC_SEARCH_KEYS = frozenset({
     "downsample_costmap", "downsampling_factor", "max_iterations", "max_on_approach_iterations",
-    "terminal_checking_interval", "smoother.do_refinement", "smoother.refinement_num",
+    "terminal_checking_interval",
 })
 SMAC_STATE_LATTICE_KEYS = SMAC_SEARCH_KEYS | {
     "tolerance", "allow_unknown", "max_planning_time", "cost_penalty", "change_penalty",
@@ -93,7 +95,7 @@ SMAC_STATE_LATTICE_KEYS = SMAC_SEARCH_KEYS | {
     "analytic_expansion_ratio", "analytic_expansion_max_length", "analytic_expansion_max_cost",
     "analytic_expansion_max_cost_override", "cache_obstacle_heuristic", "smooth_path",
     "debug_visualizations", "smoother.tolerance", "smoother.max_iterations", "smoother.w_data",
-    "smoother.w_smooth",
+    "smoother.w_smooth", "smoother.do_refinement", "smoother.refinement_num",
 }
 
 
@@ -111,7 +113,7 @@ SMAC_2D = PluginType(
     {"tolerance": 0.125, "allow_unknown": True, "max_planning_time": 2.0,
      "use_final_approach_orientation": False, "connectivity": 8, "cost_travel_multiplier": 1.0,
      "smoother.tolerance": 1e-10, "smoother.max_iterations": 1000, "smoother.w_data": 0.2,
-     "smoother.w_smooth": 0.3},
+     "smoother.w_smooth": 0.3, "smoother.do_refinement": True, "smoother.refinement_num": 2},
     SMAC_SEARCH_KEYS,
 )
 # Jazzy's plugin names; the slash spellings are Humble's and Iron's names of the same plugins.

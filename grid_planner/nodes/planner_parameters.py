@@ -90,6 +90,11 @@ def planner_parameters(
                                "sweep moves the poses less than this (cells)", at_least(0.0)),
         "smoother.max_iterations": (SMOOTHER_DEFAULTS.max_iterations, "gradient smoother: "
                                     "most sweeps", at_least(0)),
+        "smoother.do_refinement": (SMOOTHER_DEFAULTS.do_refinement, "gradient smoother: "
+                                   "smooth a settled run's result again (Smac's refinement)",
+                                   None),
+        "smoother.refinement_num": (SMOOTHER_DEFAULTS.refinement_num, "gradient smoother: "
+                                    "most runs of refinement", at_least(0)),
     }
 
 
@@ -103,6 +108,8 @@ def path_options(param: Callable[[str], object]) -> dict[str, object]:
             w_smooth=param("smoother.w_smooth"), w_data=param("smoother.w_data"),
             tolerance=param("smoother.tolerance"),
             max_iterations=param("smoother.max_iterations"),
+            do_refinement=param("smoother.do_refinement"),
+            refinement_num=param("smoother.refinement_num"),
         ),
     }
 

@@ -74,6 +74,39 @@ def test_a_smoothed_path_turns_far_less_than_a_staircase():
         assert smoothed.length_m < staircase.length_m
 
 
+def _scattered_gradient(**settings):
+    # Scattered obstacles under a wide inflation field: the cost-aware path weaves between them.
+    rng = np.random.default_rng(2)
+    values = np.where(rng.random((40, 40)) < 0.03, 100, 0).astype(np.int8)
+    values[:3, :3] = values[-3:, -3:] = 0
+    grid = PlanningGrid(OccupancyMap.from_rows(values, top_row_first=False), robot_radius=0.5,
+                        cost_model="inflation", inflation_radius=4.0, cost_scaling_factor=1.0)
+    found = plan(grid, (0, 0), (39, 39), "astar", connectivity=8, smoothing="gradient",
+                 smoother=SmootherParams(**settings))
+    return grid, found.points
+
+
+def test_refinement_smooths_a_settled_run_again_and_turns_less():
+    # Smac's refinement (on, 2 runs, by default) anchors each run to the last run's result.
+    _, off = _scattered_gradient(do_refinement=False)
+    _, none = _scattered_gradient(refinement_num=0)
+    grid, refined = _scattered_gradient()
+    np.testing.assert_array_equal(none, off)
+    assert total_heading_change(refined) < 0.8 * total_heading_change(off)
+    assert path_quality(grid, refined).min_clearance_m > 0.5 * grid.resolution
+    np.testing.assert_array_equal(refined[[0, -1]], off[[0, -1]])
+
+
+def test_a_run_stopped_by_max_iterations_is_not_refined():
+    _, unsettled = _scattered_gradient(max_iterations=5)
+    _, unrefined = _scattered_gradient(max_iterations=5, do_refinement=False)
+    np.testing.assert_array_equal(unsettled, unrefined)
+    _, settled = _scattered_gradient(max_iterations=5, tolerance=1e9)
+    _, settled_unrefined = _scattered_gradient(max_iterations=5, tolerance=1e9,
+                                               do_refinement=False)
+    assert not np.array_equal(settled, settled_unrefined)
+
+
 def test_a_shortcut_across_open_space_is_one_straight_segment():
     grid = PlanningGrid(OccupancyMap.from_rows(np.zeros((30, 40), dtype=np.int8)))
     straight = plan(grid, (0, 0), (39, 29), "astar", smoothing="shortcut")
@@ -112,6 +145,10 @@ def test_smoother_settings_are_checked():
         SmootherParams(w_smooth=-0.1)
     with pytest.raises(ValueError, match=r"smoother\.max_iterations"):
         SmootherParams(max_iterations=1.5)
+    with pytest.raises(ValueError, match=r"smoother\.refinement_num must be an integer >= 0"):
+        SmootherParams(refinement_num=-1)
+    with pytest.raises(ValueError, match=r"smoother\.do_refinement must be true or false"):
+        SmootherParams(do_refinement="yes")
     grid = PlanningGrid(OccupancyMap.from_rows([[0, 0, 0]]))
     with pytest.raises(ValueError, match="smoothing must be one of none, shortcut, gradient"):
         plan(grid, (0, 0), (2, 0), smoothing="spline")

@@ -180,6 +180,7 @@ def test_a_smac_2d_block_gets_smacs_defaults_and_its_keys_quietly(smac_server) -
     # has their flat parameters.
     assert "GridBased.downsample_costmap" not in names
     for key, value in (("smoother.w_smooth", 0.3), ("smoother.max_iterations", 1000),
+                       ("smoother.do_refinement", True), ("smoother.refinement_num", 2),
                        ("cost_travel_multiplier", 1.0)):
         if key in names:
             assert parameters.get(f"GridBased.{key}") == [value]

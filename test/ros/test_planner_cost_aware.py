@@ -109,6 +109,7 @@ def test_a_nav2_costmap_raw_topic_is_followed_by_its_type(tmp_path) -> None:
      ("smoothing", "spline", "must be one of none, shortcut, gradient"),
      ("cost_travel_multiplier", -1.0, "must be a finite number >= 0"),
      ("smoother.w_smooth", -0.3, "must be a finite number >= 0"),
+     ("smoother.refinement_num", -1, "must be a finite number >= 0"),
      ("inflation_radius", -0.1, "must be a finite number in")],
 )
 def test_bad_cost_aware_values_are_refused_with_the_reason(planner, name, value, reason) -> None:
