@@ -7,6 +7,7 @@ import threading
 from collections.abc import Callable
 
 import rclpy
+from rclpy.exceptions import InvalidHandle
 from rclpy.executors import (
     ConditionReachedException,
     Executor,
@@ -30,7 +31,10 @@ class NodeExecutor(Executor):
     - `stop` is part of every wait, so `wake()` after it turns true ends the spin at once;
     - `drain()` waits for every callback already handed to the pool, so each request the node
       took is answered through a service that still exists (the nodes have cancelled their
-      work by then, so these callbacks end quickly); requests not yet taken stay untaken.
+      work by then, so these callbacks end quickly); requests not yet taken stay untaken;
+    - an entity that a callback destroys while this thread builds the wait set (lifecycle
+      transitions destroy the bond's publisher and subscription) makes rclpy raise
+      InvalidHandle from the wait; that wait ends and the next one leaves the entity out.
     """
 
     def __init__(self, num_threads: int, stop: Callable[[], bool]) -> None:
@@ -63,8 +67,8 @@ class NodeExecutor(Executor):
         try:
             handler, _entity, _node = self.wait_for_ready_callbacks(timeout_sec, None, condition)
         except (
-            ConditionReachedException, ExternalShutdownException, ShutdownException,
-            TimeoutException,
+            ConditionReachedException, ExternalShutdownException, InvalidHandle,
+            ShutdownException, TimeoutException,
         ):
             return
         with self._lock:
