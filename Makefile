@@ -45,11 +45,14 @@ test-env: setup
 lint: setup
 	$(BIN)/ruff check .
 
-# The kernel tests run twice: compiled, then as plain Python (NUMBA_DISABLE_JIT=1), so the code
-# paths that machines without numba take through the kernels are covered too.
+# test/core (no ROS) runs on two processes; test/ros runs on one, its nodes and DDS timing
+# alone on the machine. The kernel tests run twice: compiled, then as plain Python
+# (NUMBA_DISABLE_JIT=1), so the code paths that machines without numba take through the
+# kernels are covered too.
 test: lint test-env
-	$(ROS_ENV) GRID_PLANNER_SHARED=$(abspath $(SHARED)) $(BIN)/python -m pytest --durations=15 test
-	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -m kernel test/core
+	GRID_PLANNER_SHARED=$(abspath $(SHARED)) $(BIN)/python -m pytest -q -n 2 --durations=5 test/core
+	$(ROS_ENV) GRID_PLANNER_SHARED=$(abspath $(SHARED)) $(BIN)/python -m pytest --durations=15 test/ros
+	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -n 2 -m kernel test/core
 
 demo: setup
 	$(ROS_ENV) $(BIN)/python tools/demo.py

@@ -8,7 +8,7 @@ from pathlib import Path
 from signal_matrix import run_matrix, summary
 
 # Repetitions of each case; the matrix runs this many times over in one concurrent batch.
-REPS = int(os.environ.get("SIGNAL_MATRIX_REPS", "5"))
+REPS = int(os.environ.get("SIGNAL_MATRIX_REPS", "3"))
 WORKERS = int(os.environ.get("SIGNAL_MATRIX_WORKERS", "6"))
 
 
