@@ -18,11 +18,12 @@ from grid_planner.search._support import effective_depth_limit
 from grid_planner.search.registry import GRID, AlgorithmInfo, domain_algorithms, offered
 from grid_planner.search.result import Budget, SearchResult, SearchStatus
 
+from .cell_graph import DIRECTIONS, check_connectivity
 from .costs import DEFAULT_COST_TRAVEL_MULTIPLIER
 from .errors import InvalidPlanner
 from .kernels import SearchBuffers, run_search
 from .kernels.path_steps import path_steps
-from .planning_grid import DIRECTIONS, PlanningGrid, check_connectivity
+from .planning_grid import PlanningGrid
 from .problem import GridProblem
 
 DEFAULT_ALGORITHM = "astar"

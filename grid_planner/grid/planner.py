@@ -38,6 +38,7 @@ from grid_planner.search._support import effective_depth_limit
 from grid_planner.search.registry import GRID, domain_algorithms, offered
 from grid_planner.search.result import Budget, LimitKind, SearchResult
 
+from .cell_graph import check_connectivity
 from .costs import DEFAULT_COST_TRAVEL_MULTIPLIER
 from .dispatch import (
     DEFAULT_ALGORITHM,
@@ -56,7 +57,7 @@ from .errors import (
     StartOutsideMap,
 )
 from .occupancy import OccupancyMap
-from .planning_grid import PlanningGrid, check_connectivity
+from .planning_grid import PlanningGrid
 from .problem import GRID_HEURISTICS
 from .smoothing import DEFAULT_SMOOTHING, SmootherParams, polyline_length, smooth_cells
 from .targets import choose_targets, describe_cell, tolerance_window_cells, why_blocked

@@ -10,30 +10,8 @@ the map, see there for `costmap`):
   float error of decimal radii (0.15 m at 0.05 m/cell reaches exactly 3 cells).
 - *blocked*: lethal or inflated; *free* (unblocked): everything else.
 
-The inflated-start rule. A start inside the inflated band is allowed and the path may leave the
-band, never through lethal cells. Each cell gets a `clearance` key: FREE_CLEARANCE for free
-cells, the squared distance (cells^2) to the nearest obstacle for inflated cells, and
-LETHAL_CLEARANCE (-1) for lethal ones. A step from `c` to a neighbour `v` is allowed when
-
-    clearance[v] == FREE_CLEARANCE  or  clearance[v] > clearance[c]
-
-so a free cell only steps to free cells, and a path inside the band must strictly gain
-clearance with every step: it can only climb out of the band, never slide along a wall through
-it or go back in. The rule is local (no per-query flood fill), so every algorithm, compiled or
-reference, sees the same static graph and stays optimal on it; a start in a pocket where no
-step gains clearance (a corridor narrower than the robot) has no path out, as it should.
-
-Connectivity. Plans are 4-connected by default; with 8 a diagonal step is allowed when the rule
-allows it *and* the steps onto both orthogonal neighbours it passes between: a diagonal never
-cuts a corner. Neighbours come in the fixed order of DIRECTIONS: east, north, west, south, then
-north-east, north-west, south-west, south-east.
-
-Reachability is known without a search: `component_labels` (made on first use) numbers the
-4-connected components of the free cells (valid for 8-connected plans as well, see
-`components`). A free start reaches exactly
-its own component; an inflated start reaches the components next to its (small) band-escape
-region. The planner uses this to answer an unreachable goal at once, and to pick the nearest
-reachable cell for a goal tolerance, without searching the whole map.
+The steps a plan may take between cells (the inflated-start rule, connectivity) and what a
+start can reach are `cell_graph`'s.
 """
 
 from __future__ import annotations
@@ -44,6 +22,7 @@ import threading
 
 import numpy as np
 
+from .cell_graph import CellGraph
 from .components import Region, label_components, patch_labels, union_region
 from .costs import (
     DEFAULT_COST_MODEL,
@@ -51,7 +30,7 @@ from .costs import (
     DEFAULT_INFLATION_RADIUS,
     step_cost_tables,
 )
-from .kernels import FREE_CLEARANCE, LETHAL_CLEARANCE, SearchBuffers
+from .kernels import LETHAL_CLEARANCE, SearchBuffers
 from .layers import CostLayers, cost_layers
 from .occupancy import OccupancyMap
 from .sweep import SweepMasks, sweep_masks
@@ -61,25 +40,9 @@ DEFAULT_OCCUPIED_THRESHOLD = 65
 # What a grid is built with besides its map (PlanningGrid's keyword arguments).
 SETTING_NAMES = ("occupied_threshold", "allow_unknown", "robot_radius", "cost_model",
                  "inflation_radius", "cost_scaling_factor")
-CONNECTIVITIES = (4, 8)
-
-# Neighbour order shared by the kernels and the reference problem: (name, dx, dy).
-DIRECTIONS = (
-    ("east", 1, 0), ("north", 0, 1), ("west", -1, 0), ("south", 0, -1),
-    ("northeast", 1, 1), ("northwest", -1, 1), ("southwest", -1, -1), ("southeast", 1, -1),
-)
-# The orthogonal directions each diagonal passes between (indices into DIRECTIONS).
-DIAGONAL_SIDES = ((0, 1), (2, 1), (2, 3), (0, 3))
 
 
-def check_connectivity(connectivity: int) -> int:
-    """`connectivity` as an int if it is 4 or 8; ValueError otherwise."""
-    if isinstance(connectivity, bool) or connectivity not in CONNECTIVITIES:
-        raise ValueError(f"connectivity must be 4 or 8, got {connectivity!r}")
-    return int(connectivity)
-
-
-class PlanningGrid:
+class PlanningGrid(CellGraph):
     """A map prepared for planning: lethal, inflated and blocked masks, clearance, components.
 
     Built once per map and parameter set; every plan on it reuses these arrays and the kernel
@@ -364,108 +327,6 @@ class PlanningGrid:
             f"{self.cell_count - lethal - free} inflated, {free} free cells"
             + (f" in {self.component_count} components" if self._labels is not None else "")
         )
-
-    # --- cells --------------------------------------------------------------------------------
-
-    def contains_cell(self, x: int, y: int) -> bool:
-        """Whether cell (x, y) lies inside the map."""
-        return 0 <= x < self.width and 0 <= y < self.height
-
-    def cell_index(self, x: int, y: int) -> int:
-        """The flat index of cell (x, y); raises IndexError outside the map."""
-        return self.map.cell_index(x, y)
-
-    def index_cell(self, index: int) -> tuple[int, int]:
-        """The cell (x, y) of a flat index."""
-        return self.map.index_cell(index)
-
-    def world_to_cell(self, wx: float, wy: float) -> tuple[int, int]:
-        """The cell containing world point (wx, wy) (floor); may lie outside the map."""
-        return self.map.world_to_cell(wx, wy)
-
-    def cell_to_world(self, x: int, y: int) -> tuple[float, float]:
-        """The world centre of cell (x, y)."""
-        return self.map.cell_to_world(x, y)
-
-    def is_blocked(self, x: int, y: int) -> bool:
-        """Whether cell (x, y) is lethal or inflated."""
-        return not self.free_mask[self.cell_index(x, y)]
-
-    def points_blocked(self, points: np.ndarray) -> np.ndarray:
-        """For each world point of `points` ((n, 2)): whether its cell is outside the map or
-        blocked (what is_path_valid and the replanning check call invalid)."""
-        cells = self.map.worlds_to_cells(points)
-        xs, ys = cells[:, 0], cells[:, 1]
-        inside = (xs >= 0) & (xs < self.width) & (ys >= 0) & (ys < self.height)
-        blocked = ~inside
-        blocked[inside] = ~self.free_mask[ys[inside] * self.width + xs[inside]]
-        return blocked
-
-    def index_is_lethal(self, index: int) -> bool:
-        """Whether flat cell `index` is lethal, read from the padded layout: a plan asks this
-        of one or two cells and should not derive the whole `lethal_mask` to answer."""
-        return self._key(index) == LETHAL_CLEARANCE
-
-    def _key(self, index: int) -> int:
-        """The clearance key of cell `index`, read from the padded layout (which every grid
-        holds), so a query never needs the whole unpadded `clearance`."""
-        y, x = divmod(index, self.width)
-        return int(self.padded_clearance[(y + 1) * (self.width + 2) + x + 1])
-
-    def can_step(self, from_index: int, to_index: int) -> bool:
-        """Whether the clearance rule allows entering `to_index` from `from_index`."""
-        own = self._key(from_index)
-        other = self._key(to_index)
-        return own != LETHAL_CLEARANCE and (other == FREE_CLEARANCE or other > own)
-
-    def steps(self, index: int, connectivity: int = 4) -> list[tuple[int, int]]:
-        """The allowed steps out of `index` as `(direction, neighbour)`, in DIRECTIONS order.
-
-        A direction is an index into DIRECTIONS; a diagonal (4..7, with `connectivity` 8)
-        needs the steps onto both orthogonal neighbours it passes between allowed as well.
-        """
-        y, x = divmod(index, self.width)
-        allowed: list[tuple[int, int]] = []
-        for direction in range(connectivity):
-            _name, dx, dy = DIRECTIONS[direction]
-            nx, ny = x + dx, y + dy
-            if not (0 <= nx < self.width and 0 <= ny < self.height):
-                continue
-            other = ny * self.width + nx
-            if not self.can_step(index, other):
-                continue
-            if direction >= 4:
-                sides = {d for d, _ in allowed}
-                if not set(DIAGONAL_SIDES[direction - 4]) <= sides:
-                    continue
-            allowed.append((direction, other))
-        return allowed
-
-    def reachable_components(self, start_index: int, connectivity: int = 4) -> set[int]:
-        """The labels of the free components a path from `start_index` can reach.
-
-        A free start reaches its own component. An inflated start first climbs out of the band
-        (a small search over band cells of rising clearance, bounded by the band's depth), and
-        reaches every component next to that escape region. A lethal start reaches nothing.
-        """
-        labels = self.component_labels
-        own = self._key(start_index)
-        if own == FREE_CLEARANCE:
-            return {int(labels[start_index])}
-        if own == LETHAL_CLEARANCE:
-            return set()
-        reached: set[int] = set()
-        seen = {start_index}
-        stack = [start_index]
-        while stack:
-            cell = stack.pop()
-            for _direction, other in self.steps(cell, connectivity):
-                if self._key(other) == FREE_CLEARANCE:
-                    reached.add(int(labels[other]))
-                elif other not in seen:
-                    seen.add(other)
-                    stack.append(other)
-        return reached
 
 
 def _non_negative(name: str, value: float, unit: str) -> float:

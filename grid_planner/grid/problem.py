@@ -19,9 +19,10 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from .cell_graph import DIRECTIONS, check_connectivity
 from .costs import DEFAULT_COST_TRAVEL_MULTIPLIER
 from .kernels.layout import distance_estimate
-from .planning_grid import DIRECTIONS, PlanningGrid, check_connectivity
+from .planning_grid import PlanningGrid
 
 # The heuristic the grid's informed searches use, by connectivity.
 GRID_HEURISTICS = {4: "manhattan", 8: "octile"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from grid_planner.grid.cell_graph import CONNECTIVITIES
 from grid_planner.grid.costs import (
     COST_MODELS,
     DEFAULT_COST_MODEL,
@@ -11,7 +12,6 @@ from grid_planner.grid.costs import (
     DEFAULT_COST_TRAVEL_MULTIPLIER,
     DEFAULT_INFLATION_RADIUS,
 )
-from grid_planner.grid.planning_grid import CONNECTIVITIES
 from grid_planner.grid.smoothing import DEFAULT_SMOOTHING, SMOOTHINGS, SmootherParams
 from grid_planner.nodes.parameters import Rule, at_least, in_range, non_empty, one_of
 from grid_planner.nodes.replanning import DEFAULT_REPLAN_POLICY, REPLAN_POLICIES

@@ -10,9 +10,9 @@ from grid_fixtures import kernel
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from grid_planner.grid.cell_graph import DIRECTIONS
 from grid_planner.grid.costs import step_cost_tables
 from grid_planner.grid.kernels.path_steps import path_steps
-from grid_planner.grid.planning_grid import DIRECTIONS
 
 
 @st.composite
