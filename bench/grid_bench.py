@@ -46,7 +46,7 @@ MIN_MEMORY_FOR_RATIO_MB = 1.0
 FRESH_COMPILE_SCENARIO = "tutorial"
 # The speed references and the cost-field family run on the three big maps only.
 SPEED_PLANNERS = ("c_bfs", "c_astar_two_stack", "c_astar_heap", "project_astar8_costs",
-                  "pyastar2d_8_costs")
+                  "pyastar2d_8_costs", "project_astar4_costs", "pyastar2d_4_costs")
 ALL_PLANNERS = tuple(name for name in PLANNERS if name not in SPEED_PLANNERS)
 QUICK_PLANNERS = ("project_astar", "project_bfs", "textbook_astar", "textbook_bfs", "c_bfs",
                   "c_astar_two_stack", "project_astar8_costs", "pyastar2d_8_costs")

@@ -12,7 +12,9 @@ Families: `astar` and `bfs` plan unit 4-connected steps (every optimal one must 
 length); `astar8_costs` plans 8-connected on an inflation cost field (COST_PROFILE), where the
 project and pyastar2d solve different problems on the same weights: a diagonal step costs
 sqrt 2 times the cell's weight for the project and the weight alone for pyastar2d, which also
-lets a diagonal cut a blocked corner and uses the Chebyshev heuristic.
+lets a diagonal cut a blocked corner and uses the Chebyshev heuristic. `astar4_costs` plans
+4-connected on the same field, where the two solve the same problem (a step costs the weight of
+the cell it enters; Manhattan heuristics): the like-for-like comparison.
 """
 
 from __future__ import annotations
@@ -180,23 +182,28 @@ def _pyastar2d(scenario: GridScenario) -> Query:
     return query
 
 
-def _pyastar2d_costs(scenario: GridScenario) -> Query:
-    """pyastar2d, 8-connected, on the weights of the project's cost field (1 + c / 252)."""
-    import pyastar2d
+def _pyastar2d_costs(connectivity: int) -> Callable[[GridScenario], Query]:
+    """pyastar2d, 4- or 8-connected, on the weights of the project's cost field (1 + c / 252)."""
 
-    grid = project_grid(scenario, **COST_PROFILE)
-    straight, _diagonal = grid.step_costs(1.0)
-    weights = straight[grid.raw_costs].astype(np.float32)
-    weights[grid.blocked_mask] = np.inf
-    weights = weights.reshape(grid.height, grid.width)
-    start = (scenario.start[1], scenario.start[0])
-    goal = (scenario.goal[1], scenario.goal[0])
+    def prepare(scenario: GridScenario) -> Query:
+        import pyastar2d
 
-    def query() -> Answer:
-        path = pyastar2d.astar_path(weights, start, goal, allow_diagonal=True)
-        return len(path) - 1, None, None
+        grid = project_grid(scenario, **COST_PROFILE)
+        straight, _diagonal = grid.step_costs(1.0)
+        weights = straight[grid.raw_costs].astype(np.float32)
+        weights[grid.blocked_mask] = np.inf
+        weights = weights.reshape(grid.height, grid.width)
+        start = (scenario.start[1], scenario.start[0])
+        goal = (scenario.goal[1], scenario.goal[0])
 
-    return query
+        def query() -> Answer:
+            path = pyastar2d.astar_path(weights, start, goal,
+                                        allow_diagonal=connectivity == 8)
+            return len(path) - 1, None, None
+
+        return query
+
+    return prepare
 
 
 def _c(algorithm: str) -> Callable[[GridScenario], Query]:
@@ -262,6 +269,11 @@ PLANNERS: dict[str, GridPlanner] = {
                     check=c_reference.missing),
         GridPlanner("project_astar8_costs", "astar8_costs", "project", "grid_planner.grid.planner",
                     _project("astar", 8, **COST_PROFILE), compiled=True),
-        GridPlanner("pyastar2d_8_costs", "astar8_costs", "peer", "pyastar2d", _pyastar2d_costs),
+        GridPlanner("pyastar2d_8_costs", "astar8_costs", "peer", "pyastar2d",
+                    _pyastar2d_costs(8)),
+        GridPlanner("project_astar4_costs", "astar4_costs", "project", "grid_planner.grid.planner",
+                    _project("astar", 4, **COST_PROFILE), compiled=True),
+        GridPlanner("pyastar2d_4_costs", "astar4_costs", "peer", "pyastar2d",
+                    _pyastar2d_costs(4)),
     )
 }
