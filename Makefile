@@ -52,7 +52,7 @@ lint: setup
 test: lint test-env
 	GRID_PLANNER_SHARED=$(abspath $(SHARED)) $(BIN)/python -m pytest -q -n 2 --durations=5 test/core
 	$(ROS_ENV) GRID_PLANNER_SHARED=$(abspath $(SHARED)) $(BIN)/python -m pytest --durations=15 test/ros
-	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -n 2 -m kernel test/core
+	NUMBA_DISABLE_JIT=1 GRID_PLANNER_SHARED=$(abspath $(SHARED)) $(BIN)/python -m pytest -q -n 2 -m kernel test/core
 
 demo: setup
 	$(ROS_ENV) $(BIN)/python tools/demo.py

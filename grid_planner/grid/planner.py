@@ -308,7 +308,8 @@ def plan(
     if path is None:
         _raise_failure(grid, found, start, goal, budget, effective_depth_limit(depth_limit, budget))
     began = time.perf_counter()
-    points = smooth_cells(grid, path, smoothing, smoother, cost_travel_multiplier)
+    points = smooth_cells(grid, path, smoothing, smoother, cost_travel_multiplier,
+                          None if budget is None else budget.deadline)
     smoothed_in = time.perf_counter() - began
     # Smoothing "none" gives the cell centres themselves: one conversion serves both.
     raw_poses = grid.map.cells_to_world(points) if smoothing == "none" else (

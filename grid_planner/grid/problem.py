@@ -1,7 +1,7 @@
 """The grid as a `SearchProblem`, for the reference algorithms of `grid_planner.search`.
 
 States are flat cell indices (ints); actions are the direction names of
-`planning_grid.DIRECTIONS` ("east" (+x), "north" (+y), "west", "south", then with 8-connectivity
+`cell_graph.DIRECTIONS` ("east" (+x), "north" (+y), "west", "south", then with 8-connectivity
 "northeast", "northwest", "southwest", "southeast"), tried in that order. The move rule is the
 planning grid's (`PlanningGrid.steps`): never into a lethal cell, inside the inflated band only
 towards more clearance, and no diagonal that cuts a corner. A step onto a cell costs what the

@@ -29,6 +29,8 @@ L, keeping the smoothed points between two samples whose chord would not be clea
 from __future__ import annotations
 
 import math
+import numbers
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -68,8 +70,11 @@ class SmootherParams:
                 raise ValueError(f"smoother.{name} must be a finite number >= 0, got {value}")
         for name in ("max_iterations", "refinement_num"):
             value = getattr(self, name)
-            if isinstance(value, bool) or int(value) != value or value < 0:
-                raise ValueError(f"smoother.{name} must be an integer >= 0, got {value}")
+            whole = isinstance(value, numbers.Real) and not isinstance(value, bool) and (
+                math.isfinite(value) and int(value) == value
+            )
+            if not (whole and value >= 0):
+                raise ValueError(f"smoother.{name} must be an integer >= 0, got {value!r}")
         if not isinstance(self.do_refinement, bool):
             raise ValueError(
                 f"smoother.do_refinement must be true or false, got {self.do_refinement!r}"
@@ -240,10 +245,13 @@ def smooth_cells(
     smoothing: str,
     params: SmootherParams,
     cost_travel_multiplier: float,
+    deadline: float | None = None,
 ) -> np.ndarray:
     """The points (cell coordinates, `(n, 2)`) of the path through flat cells `indices`.
 
-    `none` gives the cell centres; `shortcut` and `gradient` smooth them (module doc).
+    `none` gives the cell centres; `shortcut` and `gradient` smooth them (module doc). No
+    refinement run starts after `deadline` (a `time.monotonic()` instant), as Smac bounds its
+    smoothing by the planning time left.
     """
     check_smoothing(smoothing)
     ys, xs = np.divmod(np.asarray(indices, dtype=np.int64), grid.width)
@@ -267,7 +275,7 @@ def smooth_cells(
         settings = (params.w_smooth, params.w_data, params.tolerance, int(params.max_iterations))
         smoothed, settled = gradient_kernel(body, *shape, *settings)
         for _ in range(params.refinements):
-            if not settled:
+            if not settled or (deadline is not None and time.monotonic() > deadline):
                 break
             smoothed, settled = gradient_kernel(smoothed, *shape, *settings)
         if polyline_length(smoothed) <= polyline_length(body):

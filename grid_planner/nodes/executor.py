@@ -17,6 +17,9 @@ from rclpy.executors import (
 )
 from rclpy.task import Future, Task
 
+# Waits in a row that may end on a destroyed entity before the spin gives up (see NodeExecutor).
+MAX_INVALID_WAITS = 100
+
 
 def _never() -> bool:
     return False
@@ -35,6 +38,8 @@ class NodeExecutor(Executor):
     - an entity that a callback destroys while this thread builds the wait set (lifecycle
       transitions destroy the bond's publisher and subscription) makes rclpy raise
       InvalidHandle from the wait; that wait ends and the next one leaves the entity out.
+      Only a run of MAX_INVALID_WAITS such waits in a row (an entity destroyed but still
+      listed: a bug, not a race) is raised, rather than spinning on it.
     """
 
     def __init__(self, num_threads: int, stop: Callable[[], bool]) -> None:
@@ -46,6 +51,7 @@ class NodeExecutor(Executor):
         self._lock = threading.Lock()
         self._running: set[concurrent.futures.Future] = set()
         self._logger = rclpy.logging.get_logger("executor")
+        self._invalid_waits = 0
 
     def spin_until_stopped(self) -> None:
         """Execute callbacks until `stop()` holds or the context is shut down."""
@@ -66,11 +72,17 @@ class NodeExecutor(Executor):
     def _spin_once_impl(self, timeout_sec: float | None, condition: Callable[[], bool]) -> None:
         try:
             handler, _entity, _node = self.wait_for_ready_callbacks(timeout_sec, None, condition)
+        except InvalidHandle:
+            self._invalid_waits += 1
+            if self._invalid_waits >= MAX_INVALID_WAITS:
+                raise
+            return
         except (
-            ConditionReachedException, ExternalShutdownException, InvalidHandle,
-            ShutdownException, TimeoutException,
+            ConditionReachedException, ExternalShutdownException, ShutdownException,
+            TimeoutException,
         ):
             return
+        self._invalid_waits = 0
         with self._lock:
             running = self._pool.submit(self._run, handler)
             self._running.add(running)

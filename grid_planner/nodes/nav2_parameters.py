@@ -243,6 +243,21 @@ def _declare_block_key(node: Node, name: str, value: object, flat: str) -> None:
     )
 
 
+def _type_mismatch(node: Node, entry: BlockKey, value: object) -> str | None:
+    """Why a block value cannot set its flat parameter's type, if it cannot: a block key takes
+    its type from the file, so `max_iterations: 2.5` or `do_refinement: 1` would otherwise
+    reach the planner and fail every goal."""
+    wanted = node.get_parameter(entry.flat).type_
+    given = Parameter.Type.from_parameter_value(entry.convert(value))
+    if given == wanted:
+        return None
+    return f"must be {_TYPE_WORDS.get(wanted, wanted.name.lower())}, as {entry.flat} is"
+
+
+_TYPE_WORDS = {Parameter.Type.BOOL: "true or false", Parameter.Type.INTEGER: "an integer",
+               Parameter.Type.DOUBLE: "a number", Parameter.Type.STRING: "a string"}
+
+
 def configure_planners(node: Node, rules: Mapping[str, Rule]) -> PlannerTable:
     """Read `planner_plugins` and each id's block; declare the block keys that apply.
 
@@ -278,6 +293,8 @@ def configure_planners(node: Node, rules: Mapping[str, Rule]) -> PlannerTable:
             rule = rules.get(entry.flat)
             value = node.get_parameter(name).value
             reason = rule(entry.convert(value)) if rule is not None else None
+            if reason is None:
+                reason = _type_mismatch(node, entry, value)
             if reason is not None:
                 raise ValueError(f"parameter {name}={value!r} {reason}")
             keys.append(key)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 
 import numpy as np
 import pytest
@@ -19,7 +20,7 @@ from shared_data import shared_path
 
 from grid_planner.grid import OccupancyMap, PlanningGrid, load_map, plan
 from grid_planner.grid.path_quality import path_quality, total_heading_change
-from grid_planner.grid.smoothing import SmootherParams, polyline_length
+from grid_planner.grid.smoothing import SmootherParams, polyline_length, smooth_cells
 
 pytestmark = kernel
 
@@ -107,6 +108,19 @@ def test_a_run_stopped_by_max_iterations_is_not_refined():
     assert not np.array_equal(settled, settled_unrefined)
 
 
+def test_no_refinement_run_starts_after_the_deadline():
+    grid, _ = _scattered_gradient()
+    path = plan(grid, (0, 0), (39, 39), "astar", connectivity=8).indices
+    past, future = time.monotonic() - 1.0, time.monotonic() + 60.0
+    late = smooth_cells(grid, path, "gradient", SmootherParams(), 1.0, past)
+    unrefined = smooth_cells(grid, path, "gradient", SmootherParams(do_refinement=False), 1.0)
+    in_time = smooth_cells(grid, path, "gradient", SmootherParams(), 1.0, future)
+    np.testing.assert_array_equal(late, unrefined)
+    np.testing.assert_array_equal(in_time, smooth_cells(grid, path, "gradient",
+                                                        SmootherParams(), 1.0))
+    assert not np.array_equal(in_time, unrefined)
+
+
 def test_a_shortcut_across_open_space_is_one_straight_segment():
     grid = PlanningGrid(OccupancyMap.from_rows(np.zeros((30, 40), dtype=np.int8)))
     straight = plan(grid, (0, 0), (39, 29), "astar", smoothing="shortcut")
@@ -145,8 +159,9 @@ def test_smoother_settings_are_checked():
         SmootherParams(w_smooth=-0.1)
     with pytest.raises(ValueError, match=r"smoother\.max_iterations"):
         SmootherParams(max_iterations=1.5)
-    with pytest.raises(ValueError, match=r"smoother\.refinement_num must be an integer >= 0"):
-        SmootherParams(refinement_num=-1)
+    for bad in (-1, 2.5, math.inf, None, True):
+        with pytest.raises(ValueError, match=r"smoother\.refinement_num must be an integer >= 0"):
+            SmootherParams(refinement_num=bad)
     with pytest.raises(ValueError, match=r"smoother\.do_refinement must be true or false"):
         SmootherParams(do_refinement="yes")
     grid = PlanningGrid(OccupancyMap.from_rows([[0, 0, 0]]))

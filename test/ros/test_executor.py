@@ -71,6 +71,7 @@ def test_entities_destroyed_while_the_executor_waits_do_not_end_the_spin(tiny_sw
         spinner.join(10.0)
         churner.join(10.0)
         executor.drain(5.0)
+        executor.shutdown(timeout_sec=0.0)
         node.destroy_node()
         if owns_context:
             rclpy.shutdown()

@@ -186,3 +186,25 @@ def test_a_smac_2d_block_gets_smacs_defaults_and_its_keys_quietly(smac_server) -
             assert parameters.get(f"GridBased.{key}") == [value]
         else:
             assert f"GridBased.{key}" not in names
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "reason"),
+    [("smoother.refinement_num", "2.5", "must be an integer, as smoother.refinement_num is"),
+     ("smoother.max_iterations", "1000.0", "must be an integer, as smoother.max_iterations is"),
+     ("smoother.do_refinement", "1", "must be true or false, as smoother.do_refinement is")],
+)
+def test_a_block_value_of_the_wrong_type_fails_configure_with_the_reason(
+    tmp_path: Path, key: str, value: str, reason: str
+) -> None:
+    from ros_harness import NodeProcess
+
+    block = ("planner_server:\n  ros__parameters:\n    planner_plugins: [\"GridBased\"]\n"
+             "    GridBased:\n      plugin: \"nav2_smac_planner::SmacPlanner2D\"\n"
+             f"      {key}: {value}\n")
+    args = ["--ros-args", "-r", "__node:=planner_server", "--params-file",
+            str(params_file(tmp_path, block))]
+    proc = NodeProcess("planner_node", args, tmp_path)
+    proc.process.wait(60)
+    assert proc.stop() == 1
+    assert f"parameter GridBased.{key}={value} {reason}" in proc.output()

@@ -1,6 +1,6 @@
 """The padded layout every grid kernel searches, the stamps that record a search, its state.
 
-The move rule lives in one array, `clearance` (see `planning_grid`): a step from `c` to a
+The move rule lives in one array, `clearance` (see `cell_graph`): a step from `c` to a
 neighbour `v` is allowed when `clearance[v] == FREE_CLEARANCE or clearance[v] > clearance[c]`.
 Neighbours are visited in the fixed order east (+x), north (+y), west (-x), south (-y).
 

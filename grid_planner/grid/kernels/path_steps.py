@@ -12,7 +12,7 @@ import numpy as np
 
 from grid_planner.jit import njit
 
-# The direction index (the order of `planning_grid.DIRECTIONS` and `layout.neighbour_offsets`)
+# The direction index (the order of `cell_graph.DIRECTIONS` and `layout.neighbour_offsets`)
 # of a step (dx, dy), at (dy + 1) * 3 + dx + 1; -1 for no step.
 _DIRECTION_OF_STEP = (6, 3, 7, 2, -1, 0, 5, 1, 4)
 
