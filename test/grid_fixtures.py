@@ -214,3 +214,8 @@ def build(values, threshold=65, allow_unknown=False, radius_cells=0.0, resolutio
         robot_radius=radius_cells * resolution,
     )
     return grid, BruteForceRules(values, threshold, allow_unknown, radius_cells)
+
+
+def open_grid(width: int, height: int, **kwargs) -> PlanningGrid:
+    """A `width` x `height` grid with no obstacle, built with `kwargs` (PlanningGrid's)."""
+    return PlanningGrid(OccupancyMap.from_rows(np.zeros((height, width), dtype=np.int8)), **kwargs)

@@ -1,0 +1,285 @@
+"""How a plan runs: budgets (nodes, deadline, cancel, depth), the kernels' shared buffers,
+the backends and the warm-up."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from grid_fixtures import (
+    BACKEND_PARAMS,
+    BACKENDS,
+    JIT_DISABLED,
+    build,
+    kernel,
+    needs_compilation,
+    needs_numba,
+    open_grid,
+    tutorial_map,
+)
+from shared_data import shared_path
+
+import grid_planner
+from grid_planner import jit
+from grid_planner.grid import (
+    NoValidPathFound,
+    PlannerCancelled,
+    PlannerError,
+    PlannerTimedOut,
+    PlanningGrid,
+    kernels,
+    load_map,
+    plan,
+    search_grid,
+)
+from grid_planner.grid.kernels import SearchBuffers, run_search
+from grid_planner.jit import backend as backend_module
+from grid_planner.jit.backend import BackendError
+from grid_planner.search import Budget, LimitKind, SearchStatus
+
+pytestmark = kernel
+
+
+# --- budgets ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", BACKEND_PARAMS)
+@pytest.mark.parametrize("algorithm", ["astar", "bfs", "dfs", "dijkstra"])
+def test_node_budget_stops_the_search_with_no_valid_path(algorithm, backend):
+    grid = open_grid(40, 40)
+    with pytest.raises(NoValidPathFound, match="budget of 25 expanded nodes") as caught:
+        plan(grid, (0, 0), (39, 39), algorithm, budget=Budget(max_nodes=25), backend=backend)
+    assert caught.value.result.limit is LimitKind.MAX_NODES
+    assert caught.value.nodes_expanded == 25
+
+
+@pytest.mark.parametrize("backend", BACKEND_PARAMS)
+def test_expired_deadline_raises_planner_timed_out(backend):
+    grid = open_grid(30, 30)
+    with pytest.raises(PlannerTimedOut) as caught:
+        plan(grid, (0, 0), (29, 29), budget=Budget(deadline=time.monotonic() - 1), backend=backend)
+    assert caught.value.error_code == 207
+    assert caught.value.result.limit is LimitKind.DEADLINE
+
+
+@pytest.mark.parametrize("backend", BACKEND_PARAMS)
+def test_a_set_cancel_event_raises_planner_cancelled(backend):
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(PlannerCancelled):
+        plan(open_grid(30, 30), (0, 0), (29, 29), budget=Budget(cancel=cancel), backend=backend)
+
+
+class CancelAfter:
+    """A cancel event that turns set on its n-th query (as if a callback set it mid-search)."""
+
+    def __init__(self, calls: int) -> None:
+        self.calls = 0
+        self.limit = calls
+
+    def is_set(self) -> bool:
+        self.calls += 1
+        return self.calls >= self.limit
+
+
+def kernel_search(grid, algorithm, start, goal, **kwargs):
+    buffers = grid.buffers
+    targets = np.array([goal], dtype=np.int64)
+    with buffers.lock:
+        return run_search(
+            algorithm, grid.clearance, grid.width, grid.height, buffers, start, targets, **kwargs
+        )
+
+
+@needs_numba
+@pytest.mark.parametrize("algorithm", ["astar", "bfs", "dfs", "dijkstra"])
+def test_cancel_is_seen_inside_a_running_kernel_between_chunks(algorithm):
+    grid = open_grid(200, 200)
+    goal = grid.cell_count - 1
+    outcome = kernel_search(
+        grid, algorithm, 0, goal, budget=Budget(cancel=CancelAfter(4)), chunk=50
+    )
+    assert outcome.status is SearchStatus.LIMIT_REACHED and outcome.limit is LimitKind.CANCELLED
+    assert outcome.nodes_expanded == 150  # three chunks ran, the fourth check cancelled
+
+
+@needs_numba
+def test_deadline_is_seen_inside_a_running_kernel(monkeypatch):
+    grid = open_grid(200, 200)
+    ticks = iter(range(10_000))
+    monkeypatch.setattr(time, "monotonic", lambda: float(next(ticks)))
+    budget = Budget(deadline=3.0)
+    outcome = kernel_search(grid, "bfs", 0, grid.cell_count - 1, budget=budget, chunk=40)
+    assert outcome.limit is LimitKind.DEADLINE
+    assert outcome.nodes_expanded == 120
+
+
+def test_a_search_in_another_thread_sees_the_cancel_event():
+    grid = open_grid(300, 300)  # a search the budget's cancel must stop before it ends
+    cancel = threading.Event()
+    errors = []
+
+    def run():
+        try:
+            plan(grid, (0, 0), (299, 299), "bfs", budget=Budget(cancel=cancel))
+        except PlannerError as error:
+            errors.append(error)
+
+    thread = threading.Thread(target=run)
+    cancel.set()
+    thread.start()
+    thread.join(timeout=30)
+    assert not thread.is_alive()
+    assert len(errors) == 1 and isinstance(errors[0], PlannerCancelled)
+
+
+def test_dfs_depth_limit_bounds_the_path_and_reports_the_limit():
+    grid = open_grid(10, 1)
+    for backend in BACKENDS:
+        assert plan(grid, (0, 0), (5, 0), "dfs", depth_limit=5, backend=backend).length == 5
+        with pytest.raises(NoValidPathFound, match="depth limit of 4") as caught:
+            plan(grid, (0, 0), (5, 0), "dfs", depth_limit=4, backend=backend)
+        assert caught.value.result.limit is LimitKind.MAX_DEPTH
+        with pytest.raises(NoValidPathFound, match="depth limit of 3"):
+            plan(grid, (0, 0), (5, 0), "dfs", budget=Budget(max_depth=3), backend=backend)
+
+
+# --- buffers ----------------------------------------------------------------------------------
+
+
+@needs_numba
+def test_many_queries_on_shared_buffers_match_fresh_buffers():
+    occupancy = load_map(shared_path("maps", "tb3_sandbox.yaml"))
+    grid = PlanningGrid(occupancy, robot_radius=0.1)
+    free = np.flatnonzero(grid.free_mask)
+    rng = np.random.default_rng(3)
+    pairs = rng.choice(free, size=(15 if JIT_DISABLED else 60, 2))  # plain Python is slow
+    shared = SearchBuffers(grid.cell_count, frontier_capacity=4)
+    for algorithm in ("astar", "bfs", "dfs", "dijkstra"):
+        for start, goal in pairs:
+            targets = np.array([goal], dtype=np.int64)
+            arrays = (grid.clearance, grid.width, grid.height)
+            with shared.lock:
+                reused = run_search(algorithm, *arrays, shared, int(start), targets)
+            fresh_buffers = SearchBuffers(grid.cell_count)
+            fresh = run_search(algorithm, *arrays, fresh_buffers, int(start), targets)
+            assert reused.status == fresh.status
+            assert reused.nodes_expanded == fresh.nodes_expanded
+            assert reused.nodes_generated == fresh.nodes_generated
+            if fresh.path is None:
+                assert reused.path is None
+            else:
+                np.testing.assert_array_equal(reused.path, fresh.path)
+    assert shared.frontier_cell.shape[0] > 4  # the frontier grew on demand
+
+
+@needs_numba
+def test_generation_counter_wraps_around_safely():
+    grid = PlanningGrid(tutorial_map())
+    expected = plan(grid, (0, 7), (9, 0), "bfs")
+    grid.buffers.base = kernels.MAX_BASE - 4
+    for _ in range(6):
+        found = plan(grid, (0, 7), (9, 0), "bfs")
+        assert found.cells == expected.cells
+        assert found.nodes_expanded == expected.nodes_expanded
+    assert grid.buffers.base < 100
+
+
+def test_record_expanded_reports_the_expanded_cells():
+    grid = PlanningGrid(tutorial_map())
+    for backend in BACKENDS:
+        found = plan(grid, (0, 7), (9, 0), "bfs", record_expanded=True, backend=backend)
+        assert found.expanded is not None
+        assert len(set(found.expanded.tolist())) == found.nodes_expanded
+        mask = found.expanded_mask()
+        assert mask.sum() == found.nodes_expanded
+        assert not np.any(mask & grid.lethal_mask)
+    assert plan(grid, (0, 7), (9, 0)).expanded is None
+
+
+def test_numba_missing_falls_back_to_the_reference_with_one_warning(monkeypatch, caplog):
+    monkeypatch.setattr(backend_module, "NUMBA_AVAILABLE", False)
+    monkeypatch.setattr(jit, "_warned", set())
+    grid = PlanningGrid(tutorial_map())
+    with caplog.at_level(logging.WARNING, logger="grid_planner.jit"):
+        first = plan(grid, (0, 7), (9, 0))
+        second = plan(grid, (0, 7), (9, 0), "bfs")
+    assert first.backend == second.backend == "reference"
+    assert first.length == second.length == 16
+    assert sum("numba is not importable" in r.message for r in caplog.records) == 1
+    with pytest.raises(BackendError, match="numba"):
+        plan(grid, (0, 7), (9, 0), backend="numba")
+
+
+def test_algorithms_without_a_kernel_use_the_reference():
+    found = plan(PlanningGrid(tutorial_map()), (0, 7), (9, 0), "bidirectional_bfs")
+    assert found.backend == "reference" and found.length == 16
+
+
+_WARM_UP = """
+import json
+from grid_planner.grid import OccupancyMap, PlanningGrid, plan, warm_up
+from grid_planner.grid import smoothing, sweep
+from grid_planner.grid.kernels import FAMILIES, trace_path
+from grid_planner.grid.kernels.path_steps import path_steps
+from grid_planner.search import Budget
+from grid_planner.search.registry import GRID, domain_algorithms, lookup
+
+kernels = {kernel.__name__: kernel for family in FAMILIES.values() for kernel in family.kernels}
+kernels["trace_path"] = trace_path
+kernels["path_steps"] = path_steps
+kernels["shortcut"] = smoothing.shortcut_kernel
+kernels["gradient"] = smoothing.gradient_kernel
+kernels["polyline_costs"] = sweep.polyline_costs
+warm_up()
+after_warm_up = {name: len(kernel.signatures) for name, kernel in kernels.items()}
+rows = [[0] * 30] * 20
+rows[5] = [0] * 10 + [100] * 10 + [0] * 10
+for model in ("uniform", "inflation"):
+    grid = PlanningGrid(OccupancyMap.from_rows(rows), robot_radius=0.5, cost_model=model)
+    for name in domain_algorithms(GRID):
+        if not lookup(name).kernel(GRID):
+            continue
+        for connectivity in (4, 8):
+            for smoothed in ("none", "shortcut", "gradient"):
+                plan(grid, (0, 0), (29, 19), name, budget=Budget.from_timeout(60.0),
+                     connectivity=connectivity, smoothing=smoothed)
+            plan(grid, (0, 0), (15, 14), name, tolerance=2.0, record_expanded=True,
+                 connectivity=connectivity)
+after_plans = {name: len(kernel.signatures) for name, kernel in kernels.items()}
+print(json.dumps([after_warm_up, after_plans]))
+"""
+
+
+@needs_compilation
+def test_warm_up_compiles_every_kernel_that_real_plans_use():
+    # A fresh process, so nothing compiled by other tests hides a kernel warm_up missed.
+    package_root = str(Path(grid_planner.__file__).resolve().parent.parent)
+    environment = dict(os.environ, PYTHONPATH=package_root)
+    run = subprocess.run(
+        [sys.executable, "-c", _WARM_UP], capture_output=True, text=True, timeout=300,
+        check=False, env=environment,
+    )
+    assert run.returncode == 0, run.stderr
+    after_warm_up, after_plans = json.loads(run.stdout)
+    assert all(count >= 1 for count in after_warm_up.values()), after_warm_up.items()
+    assert after_plans == after_warm_up  # real plans needed no new compilation
+
+
+def test_search_grid_reports_exhaustion_when_called_without_the_reachability_check():
+    values = np.zeros((3, 5), dtype=np.int8)
+    values[:, 2] = 100
+    grid, _rules = build(values)
+    for algorithm in ("astar", "bfs", "dfs", "dijkstra"):
+        for backend in BACKENDS:
+            result, path, _, _ = search_grid(grid, 0, [14], algorithm, backend=backend)
+            assert result.status is SearchStatus.NO_SOLUTION and path is None
+            assert result.nodes_expanded == 6
