@@ -5,9 +5,10 @@ Run from the repository root: `python bench/live_maps.py [--quick]` prints one J
 robot radius 0.22 m, the occupancy (`uniform`) model, as the issue says.
 
 - Full map: an OccupancyGrid message -> planning grid ready, per stage (convert, threshold,
-  inflate, costs; the component labels are made by the first plan that reads them, not here),
-  the median of several runs, wall and CPU (thread) time: on a shared machine the CPU time is
-  the steadier figure; the verdict reads the wall median.
+  layers: the distances and the cell arrays in one pass; the component labels are made by the
+  first plan that reads them, not here), the median of several runs, wall and CPU (thread)
+  time: on a shared machine the CPU time is the steadier figure; the verdict reads the wall
+  median.
   A map received again with the same values (a costmap that sends its whole map every cycle)
   costs a conversion and a comparison: the grid is kept (`patching.regrid`).
 - Patch: a 100 x 100 window on 2048^2 (0.5 % obstacles, so that a path exists) applied

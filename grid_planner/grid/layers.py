@@ -1,11 +1,12 @@
 """The per-cell arrays of a planning grid, made from a map's values under one cost model.
 
 `cost_layers` runs the stages the node and the benchmark time: *threshold* (which cells are
-obstacles or unknown), *inflate* (the capped squared distance to the nearest obstacle,
-`costs.obstacle_distance2`) and *costs* (lethal, inflated, the clearance key and its padded
-copy for the kernels, the raw cost field). Every cell's result depends only on the values
-within `CostLayers.margin` cells of it, which is what lets a patch recompute a window plus
-that margin alone (`patching`). Compiled in one pass where numba is available, else NumPy.
+obstacles or unknown) and *layers*: the capped squared distance to the nearest obstacle
+(`costs.obstacle_distance2`) and from it, row by row in the same pass, the free cells, the
+clearance key's padded copy for the kernels and the raw cost field. Every cell's result
+depends only on the values within `CostLayers.margin` cells of it, which is what lets a patch
+recompute a window plus that margin alone (`patching`). Compiled where numba is available,
+else NumPy.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from grid_planner.jit import NUMBA_AVAILABLE, njit
+from grid_planner.jit import njit
 
 from .costs import (
     COSTMAP_BAND_SCAN_CELLS,
@@ -25,9 +26,12 @@ from .costs import (
     MAX_NON_OBSTACLE,
     NO_INFORMATION,
     check_cost_model,
+    compiled_distances,
     costmap_raw,
-    obstacle_distance2,
+    obstacle_distance2_numpy,
     radius_limit_cells2,
+    row_distance2,
+    runs_down,
 )
 from .kernels import FREE_CLEARANCE, LETHAL_CLEARANCE, free_cells, pad_clearance
 from .timing import StageClock
@@ -76,7 +80,7 @@ def cost_layers(
     `cost_model`; see `costs` for the models.
 
     `raw_costs` (uint8, costmap only) are exact raw costs that replace the values' reading.
-    `timings`, when given, receives the seconds of the stages threshold, inflate and costs.
+    `timings`, when given, receives the seconds of the stages threshold and layers.
     """
     clock = StageClock(timings)
     check_cost_model(cost_model)
@@ -95,24 +99,19 @@ def cost_layers(
             limit = max(limit, radius_limit_cells2(inflation_radius, resolution))
         scan = math.isqrt(math.floor(limit))
     clock.lap("threshold")
-    if scan == 0:  # obstacle_distance2's values for max_offset 0, without a pass
-        distance2 = (~obstacle).astype(np.int32)
-    else:
-        distance2 = obstacle_distance2(obstacle.reshape(shape), scan).reshape(-1)
-    clock.lap("inflate")
     inscribed = raw == INSCRIBED if cost_model == "costmap" else np.zeros(0, dtype=np.bool_)
     table = np.zeros(0, dtype=np.uint8)
     if cost_model == "inflation":
         table = inflation_table(scan, resolution, robot_radius, inflation_radius,
                                 cost_scaling_factor)
-    cells = cell_arrays if NUMBA_AVAILABLE else cell_arrays_numpy
+    cells = cell_arrays if compiled_distances(scan) else cell_arrays_numpy
     free, padded, padded_free, costs = cells(
-        obstacle, unknown, inscribed, distance2, radius_limit, bool(allow_unknown), table,
+        obstacle, unknown, inscribed, scan, radius_limit, bool(allow_unknown), table,
         shape[1], shape[0],
     )
     if cost_model == "inflation":
         raw = costs
-    clock.lap("costs")
+    clock.lap("layers")
     return CostLayers(obstacle, None, None, free, None, padded, padded_free, raw, scan)
 
 
@@ -138,10 +137,12 @@ def inflation_table(
     return table
 
 
-def cell_arrays(obstacle, unknown, inscribed, distance2, radius_limit, allow_unknown, table,
+def cell_arrays(obstacle, unknown, inscribed, scan, radius_limit, allow_unknown, table,
                 width, height):
-    """(free, padded, padded_free, raw) in one compiled pass: the lethal, inflated and
-    unpadded clearance arrays are left for the grid to derive when something reads them.
+    """(free, padded, padded_free, raw) in one compiled pass that also measures the distances
+    (`costs.obstacle_distance2`, capped at `scan` cells): each row's cells are made as soon as
+    its distances are known, so no map of distances is kept. The lethal, inflated and unpadded
+    clearance arrays are left for the grid to derive when something reads them.
 
     `inscribed` (empty or one flag a cell) marks cells a costmap already calls inscribed;
     `table` (empty, or `inflation_table`) gives the inflation model's raw costs (else `raw` is
@@ -152,50 +153,71 @@ def cell_arrays(obstacle, unknown, inscribed, distance2, radius_limit, allow_unk
     stride = width + 2
     arrays = (
         np.empty(count, dtype=np.bool_),
-        np.full((height + 2) * stride, LETHAL_CLEARANCE, dtype=np.int32),
+        np.empty((height + 2) * stride, dtype=np.int32),
         np.zeros((height + 2) * stride, dtype=np.uint8),
         np.empty(count if table.size else 0, dtype=np.uint8),
     )
-    _cell_arrays_kernel(obstacle, unknown, inscribed, distance2, radius_limit, allow_unknown,
-                        table, width, height, *arrays)
+    down = np.empty((height, width) if scan > 0 else (0, width), dtype=np.uint16)
+    _cell_arrays_kernel(obstacle, unknown, inscribed, int(scan), radius_limit, allow_unknown,
+                        table, width, height, down, *arrays)
     return arrays
 
 
 @njit(cache=True, nogil=True)
-def _cell_arrays_kernel(obstacle, unknown, inscribed, distance2, radius_limit, allow_unknown,
-                        table, width, height, free, padded, padded_free, raw):
-    """`cell_arrays` into the given arrays: branch-free selects on row slices from 0, so the
-    loop vectorises."""
-    count = width * height
+def _cell_arrays_kernel(obstacle, unknown, inscribed, scan, radius_limit, allow_unknown,
+                        table, width, height, down, free, padded, padded_free, raw):
+    """`cell_arrays` into the given arrays (`down`: the distances' scratch), rows from the
+    bottom up. The band test compares integers (a squared distance is one), rows are slices
+    of the flat arrays (a row of a 2-D array made the pass twice as slow), and the
+    cost field has a loop of its own, so that the per-cell loop vectorises."""
     stride = width + 2
-    marked = inscribed.shape[0] == count
+    padded[: stride] = LETHAL_CLEARANCE
+    padded[(height + 1) * stride:] = LETHAL_CLEARANCE
+    marked = inscribed.shape[0] == width * height
     marks = inscribed if marked else np.zeros(width, dtype=np.bool_)
-    costed = table.shape[0] > 0
-    row_costs = np.empty(width, dtype=np.uint8)
-    for y in range(height):
-        first, inner = y * width, (y + 1) * stride + 1
-        cells = slice(first, first + width)
-        obstacles, unknowns, distances = obstacle[cells], unknown[cells], distance2[cells]
+    refuse_unknown = not allow_unknown
+    band_limit = np.int32(min(math.floor(radius_limit), (scan + 1) * (scan + 1)))
+    best = np.empty(width, dtype=np.int32)
+    if scan > 0:
+        run, column2 = runs_down(obstacle.reshape(height, width), scan, down)
+    else:
+        run, column2 = np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int32)
+    for y in range(height - 1, -1, -1):
+        cells = slice(y * width, (y + 1) * width)
+        blocked = obstacle[cells]
+        if scan > 0:
+            row_distance2(blocked, down[y], scan, run, column2, best)
+        else:
+            for x in range(width):
+                best[x] = np.int32(0) if blocked[x] else np.int32(1)
+        unknowns = unknown[cells]
         band_marks = marks[cells] if marked else marks
         open_row = free[cells]
+        inner = (y + 1) * stride + 1
+        padded[inner - 1] = LETHAL_CLEARANCE
+        padded[inner + width] = LETHAL_CLEARANCE
         pad_row, free_row = padded[inner:inner + width], padded_free[inner:inner + width]
-        cost_row = raw[cells] if costed else row_costs
         for x in range(width):
-            hard = obstacles[x] | (unknowns[x] & (not allow_unknown))
-            band = (not hard) & ((distances[x] <= radius_limit) | band_marks[x])
-            key = distances[x] if band else FREE_CLEARANCE
+            hard = blocked[x] | (unknowns[x] & refuse_unknown)
+            distance = best[x]
+            band = (distance <= band_limit) | band_marks[x]
+            key = distance if band else FREE_CLEARANCE
             key = LETHAL_CLEARANCE if hard else key
             pad_row[x] = key
-            open_row[x] = key == FREE_CLEARANCE
-            free_row[x] = key == FREE_CLEARANCE
-            if costed:
-                cost = table[distances[x]]
+            is_free = key == FREE_CLEARANCE
+            open_row[x] = is_free
+            free_row[x] = is_free
+        if table.shape[0] > 0:
+            cost_row = raw[cells]
+            for x in range(width):
+                cost = table[best[x]]
                 cost_row[x] = NO_INFORMATION if unknowns[x] and cost != INSCRIBED else cost
 
 
-def cell_arrays_numpy(obstacle, unknown, inscribed, distance2, radius_limit, allow_unknown,
+def cell_arrays_numpy(obstacle, unknown, inscribed, scan, radius_limit, allow_unknown,
                       table, width, height):
     """The NumPy-only version of `cell_arrays` (same arrays)."""
+    distance2 = obstacle_distance2_numpy(obstacle.reshape(height, width), scan).reshape(-1)
     lethal = obstacle | unknown if not allow_unknown else obstacle.copy()
     inflated = ~lethal & (distance2 <= radius_limit)
     if inscribed.size:

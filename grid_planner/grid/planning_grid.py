@@ -71,7 +71,7 @@ class PlanningGrid(CellGraph):
         timings: dict[str, float] | None = None,
     ) -> None:
         """Prepare `occupancy`; `timings`, when given, receives the seconds of each stage
-        (threshold, inflate, costs). The component labels are made on first use."""
+        (threshold, layers). The component labels are made on first use."""
         if isinstance(occupied_threshold, bool) or int(occupied_threshold) != occupied_threshold:
             raise ValueError(f"occupied_threshold must be an integer, got {occupied_threshold!r}")
         if not 1 <= occupied_threshold <= 100:
@@ -87,7 +87,7 @@ class PlanningGrid(CellGraph):
                                 timings)
         clock = StageClock(timings)
         self._set_layers(layers)
-        clock.lap("costs")
+        clock.lap("layers")
 
     def _set_map(self, occupancy: OccupancyMap) -> None:
         self.map = occupancy

@@ -26,8 +26,8 @@ class StageClock:
 def format_timings(timings: dict[str, float]) -> str:
     """`name ms, ...` of `timings` (seconds), in their order, plus the total.
 
-    >>> format_timings({"threshold": 0.0021, "inflate": 0.004})
-    'threshold 2.1 ms, inflate 4.0 ms (total 6.1 ms)'
+    >>> format_timings({"threshold": 0.0021, "layers": 0.004})
+    'threshold 2.1 ms, layers 4.0 ms (total 6.1 ms)'
     """
     parts = [f"{name} {seconds * 1000:.1f} ms" for name, seconds in timings.items()]
     total = sum(timings.values()) * 1000

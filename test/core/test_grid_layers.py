@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from grid_fixtures import kernel
 from hypothesis import given, settings
@@ -40,12 +42,14 @@ def test_compiled_distance_matches_numpy(case, max_offset):
 
 @kernel
 @given(value_grids(), st.sampled_from(("uniform", "inflation", "costmap")), st.booleans(),
-       st.sampled_from((0.0, 1.0, 1.5, 2.0)))
-@settings(max_examples=80, deadline=None)
-def test_compiled_cell_arrays_match_numpy(case, model, allow_unknown, radius):
+       st.sampled_from((0.0, 1.0, 1.5, 2.0)), st.integers(0, 4))
+@settings(max_examples=100, deadline=None)
+def test_compiled_cell_arrays_match_numpy(case, model, allow_unknown, radius, extra_scan):
     values, width, height = case
     limit = radius_limit_cells2(radius, 1.0)
-    scan = 3
+    # The scan reaches at least the radius (as cost_layers makes it); 0 takes the pass without
+    # distances.
+    scan = math.isqrt(math.floor(limit)) + extra_scan
     if model == "costmap":
         raw = costmap_raw(values)
         obstacle, unknown, inscribed = raw == 254, raw == 255, raw == 253
@@ -53,9 +57,7 @@ def test_compiled_cell_arrays_match_numpy(case, model, allow_unknown, radius):
         obstacle, unknown, inscribed = values >= 65, values < 0, np.zeros(0, dtype=np.bool_)
     table = (inflation_table(scan, 1.0, radius, 2.5, 1.0) if model == "inflation"
              else np.zeros(0, dtype=np.uint8))
-    distance2 = obstacle_distance2(obstacle.reshape(height, width), scan).reshape(-1)
-    arguments = (obstacle, unknown, inscribed, distance2, limit, allow_unknown, table, width,
-                 height)
+    arguments = (obstacle, unknown, inscribed, scan, limit, allow_unknown, table, width, height)
     for compiled, reference in zip(cell_arrays(*arguments), cell_arrays_numpy(*arguments),
                                    strict=True):
         np.testing.assert_array_equal(compiled, reference)
