@@ -176,7 +176,8 @@ def weighted_kernel(
     per ring bucket, -1 empty) with `counts` entries each. The goal test is made when an entry
     is popped. The heuristic is Manhattan, octile when `eight`,
     times `scale` (`distance_estimate`). A non-empty `expansion_order` receives each expanded
-    cell at its expansion number (a cell opened again is listed again).
+    cell at its expansion number (a cell opened again is listed again). Cells index the
+    per-cell arrays as unsigned integers, as in `bfs_kernel` (no negative-index fix-up).
     """
     size = state[FRONTIER_END]
     pushes = state[PUSHES]
@@ -237,9 +238,10 @@ def weighted_kernel(
         size -= 1
         heap_fix(heap, size)
         cell = word & _CELL_MASK
-        if stamp[cell] >= closed:
+        at_cell = np.uint64(cell)
+        if stamp[at_cell] >= closed:
             continue  # stale: the cell was expanded since this entry was pushed
-        g_cell = g[cell]
+        g_cell = g[at_cell]
         cy = int((cell + 0.5) * per_row)
         cx = cell - cy * row
         f_cell = g_cell
@@ -260,13 +262,13 @@ def weighted_kernel(
             size += 1
             status = driver.PAUSED
             break
-        stamp[cell] += CLOSED
+        stamp[at_cell] += CLOSED
         if record:
             expansion_order[expanded] = cell
         expanded += 1
         done += 1
-        cell_free = free[cell] != 0
-        floor = 0 if cell_free else entry_floor(clearance[cell])
+        cell_free = free[at_cell] != 0
+        floor = 0 if cell_free else entry_floor(clearance[at_cell])
         straight_bits = 0
         for k in range(neighbours):
             if k == 4 and straight_bits & (straight_bits >> 1 | straight_bits << 3) == 0:
@@ -274,9 +276,10 @@ def weighted_kernel(
             if k >= 4 and not diagonal_allowed(k, straight_bits):
                 continue
             nxt = cell + offsets[k]
-            if not enterable(clearance, free, cell_free, floor, nxt):
+            at = np.uint64(nxt)
+            if not enterable(clearance, free, cell_free, floor, at):
                 continue
-            raw = costs[nxt] if has_costs else 0
+            raw = costs[at] if has_costs else 0
             if k < 4:
                 straight_bits |= 1 << k
                 step = straight[raw]
@@ -284,10 +287,10 @@ def weighted_kernel(
                 step = diagonal[raw]
             generated += 1
             g_next = g_cell + step
-            if stamp[nxt] >= base and g[nxt] <= g_next:
+            if stamp[at] >= base and g[at] <= g_next:
                 continue
-            stamp[nxt] = base + k
-            g[nxt] = g_next
+            stamp[at] = base + k
+            g[at] = g_next
             f_next = g_next
             if use_heuristic:
                 if several:
