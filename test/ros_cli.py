@@ -240,17 +240,29 @@ def topic_endpoints(topic: str, wanted: set[tuple[str, str]]) -> list[dict[str, 
         time.sleep(0.5)
 
 
-def wait_for_topics(topics: Iterable[str], timeout: float = 60.0) -> None:
-    """Poll the daemon's `ros2 topic list` until it holds every one of `topics` (verbs such as
-    `ros2 topic echo` ask the daemon for a topic's type)."""
-    topics = set(topics)
+def wait_for_topics(
+    topics: Iterable[str], published: Iterable[str] = (), timeout: float = 60.0
+) -> None:
+    """Poll the daemon's `ros2 topic list -v` until it holds every one of `topics`, and a
+    publisher of every one of `published` (verbs such as `ros2 topic echo` ask the daemon for a
+    topic's type, and choose their QoS from the publishers it knows: a latched topic whose
+    subscriber alone is known yet would be echoed volatile, and wait for ever)."""
+    topics, published = set(topics), set(published)
     deadline = time.monotonic() + timeout
     while True:
-        result = ros2("topic", "list")
-        listed = set(result.stdout.split())
-        if topics <= listed:
+        listed: dict[str, set[str]] = {"Published": set(), "Subscribed": set()}
+        section = listed["Published"]
+        for line in ros2("topic", "list", "-v").stdout.splitlines():
+            words = line.split()
+            if words and words[0] in listed:
+                section = listed[words[0]]
+            elif len(words) > 1 and words[0] == "*":
+                section.add(words[1])
+        missing = (topics - listed["Published"] - listed["Subscribed"]) | (
+            published - listed["Published"])
+        if not missing:
             return
-        assert time.monotonic() < deadline, f"{sorted(topics - listed)} not in ros2 topic list"
+        assert time.monotonic() < deadline, f"{sorted(missing)} not (published) in ros2 topic list"
         time.sleep(0.5)
 
 

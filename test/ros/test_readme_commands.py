@@ -96,8 +96,9 @@ def node_family() -> set[str]:
     return {node.rsplit("/", 1)[-1] for block in readme_blocks() for c in block for node in c.runs}
 
 
-def documented_topics(nodes: list[str]) -> set[str]:
-    """The topics docs/interface.md gives the nodes (fully qualified), in their namespaces.
+def documented_topics(nodes: list[str], direction: str | None = None) -> set[str]:
+    """The topics docs/interface.md gives the nodes (fully qualified), in their namespaces;
+    only those they `direction` ("publishes" or "subscribes") when given.
 
     A node run under a name the page does not head (planner_node as Nav2's planner_server,
     with the Nav2 launch file's inputs) has none to wait for.
@@ -109,7 +110,8 @@ def documented_topics(nodes: list[str]) -> set[str]:
         if name not in sections:
             continue
         for row in sections[name][1].table("Topics"):
-            topics.add(f"{namespace}/{code(row['topic'])}")
+            if direction is None or row["direction"] == direction:
+                topics.add(f"{namespace}/{code(row['topic'])}")
     return topics
 
 
