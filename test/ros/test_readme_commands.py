@@ -221,14 +221,21 @@ def test_readme_block_runs_as_shown(block: list[Command], cli: None, tmp_path: P
                     expected_nodes |= set(command.runs)
                     # The daemon's view, which README's later verbs use, must be complete too.
                     wait_for_nodes(expected_nodes, family, daemon=True)
-                    wait_for_topics(documented_topics(command.runs))
+                    wait_for_topics(documented_topics(command.runs),
+                                    documented_topics(command.runs, "publishes"))
                 elif command.background:
                     topic = next(word for word in command.text.split() if word.startswith("/"))
                     before = subscription_count(client, topic)
                     proc = LongRunning(command.text.removesuffix("&").strip(), tmp_path)
                     background.append((command, proc))
-                    wait_until(lambda t=topic, b=before: subscription_count(client, t) > b,
-                               timeout=60.0, what=f"{command.text} to subscribe to {topic}")
+                    try:
+                        wait_until(lambda t=topic, b=before, p=proc: (
+                            subscription_count(client, t) > b or p.process.poll() is not None),
+                            timeout=60.0, what=f"{command.text} to subscribe to {topic}")
+                    except AssertionError as error:
+                        raise AssertionError(f"{error}; it printed:\n{proc.output()}") from None
+                    assert proc.process.poll() is None, (
+                        f"{command.text} ended before it subscribed:\n{proc.output()}")
                 else:
                     result = until_discovered(lambda c=command: shell(c.text, tmp_path))
                     check_printed(command, result.returncode, result.stdout)
