@@ -8,49 +8,26 @@ the marker `ros`: `pytest -m "not ros"` (or `pytest test/core`) runs what needs 
 
 from __future__ import annotations
 
-import fcntl
 import os
 import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+from ros_domains import SESSION_DOMAINS, claim_domain
 
 ROS_TESTS = Path(__file__).resolve().parent / "ros"
 # tools/draw_maps.py draws the shipped maps; the tests import it to check them.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
-_DOMAIN_LOCKS: list[int] = []
-
-
-def _claim_domain() -> str:
-    """Claim a ROS domain no other pytest session on this machine holds, by a lock file.
-
-    The lock is held until this process exits (the descriptor stays open), so concurrent sessions
-    (several checkouts tested at once) never share a domain and never see each other's nodes.
-    """
-    start = os.getpid() % 100
-    for step in range(100):
-        domain = 1 + (start + step) % 100
-        path = Path(tempfile.gettempdir()) / f"grid_planner_ros_domain_{domain}.lock"
-        lock = os.open(path, os.O_CREAT | os.O_WRONLY, 0o666)
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(lock)
-            continue
-        _DOMAIN_LOCKS.append(lock)
-        return str(domain)
-    raise RuntimeError("all ROS domains 1..100 are held by other test sessions")
 
 
 def _isolate_ros_session() -> None:
     """Give this pytest session its own ROS_DOMAIN_ID so parallel runs never see each other.
 
-    Set before any test imports rclpy; node subprocesses inherit it. Domains 1..100 are all
-    valid for localhost-only discovery.
+    Set before any test imports rclpy; node subprocesses inherit it.
     """
     if "ROS_DOMAIN_ID" not in os.environ:
-        os.environ["ROS_DOMAIN_ID"] = _claim_domain()
+        os.environ["ROS_DOMAIN_ID"] = str(claim_domain(SESSION_DOMAINS))
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
     os.environ.setdefault("ROS_LOG_DIR", tempfile.mkdtemp(prefix="grid_planner_ros_log_"))
 

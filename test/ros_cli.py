@@ -18,15 +18,19 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+from ros_domains import SCENARIO_DOMAINS, claim_domain
 from shared_data import shared_dir, unavailable
 
 # What must import for `ros2 launch`, `ros2 run` and the verbs the tests use.
 CLI_MODULES = "ros2cli, ros2launch.api, launch_ros.actions, ros2run, ros2param, ros2topic"
 # A hang guard for one command, far above what any command takes on a loaded machine.
 COMMAND_TIMEOUT_S = 180.0
+# Domains a scenario tries before it fails because no ros2 daemon of its own would start.
+DAEMON_DOMAIN_ATTEMPTS = 5
 NODE_LIST = ("node", "list", "--no-daemon", "--spin-time", "3")
 # What the verbs print when the daemon has not discovered the node or topic asked about.
 UNDISCOVERED = ("Node not found", "Unknown topic", "Could not determine the type for the passed")
@@ -139,6 +143,35 @@ def wait_for_nodes(expected: Iterable[str], family: Iterable[str], *, daemon: bo
 def stop_daemon() -> None:
     """Stop this domain's ros2 daemon if a command started one."""
     ros2("daemon", "stop")
+
+
+@contextmanager
+def own_daemon_domain() -> Iterator[int]:
+    """Run a command-line scenario in a ROS domain of its own, with a ros2 daemon started for
+    it before its nodes, and stopped after; yields the domain.
+
+    The verbs then always ask a daemon that has watched the whole scenario. In a domain whose
+    last daemon was just stopped, no new one may start for up to a minute (its port can stay in
+    TIME_WAIT), and each verb falls back to a direct node that looks at the graph for half a
+    second: `ros2 topic echo` may then see a latched topic's subscriber but not yet its
+    publisher, subscribe volatile and wait for ever.
+    """
+    previous = os.environ["ROS_DOMAIN_ID"]
+    try:
+        answers = []
+        for _attempt in range(DAEMON_DOMAIN_ATTEMPTS):
+            os.environ["ROS_DOMAIN_ID"] = str(claim_domain(SCENARIO_DOMAINS))
+            started = ros2("daemon", "start")
+            if "The daemon has been started" in started.stdout:
+                break
+            # Its port is taken (say, still closing after another process's daemon): skip it.
+            answers.append(f"domain {os.environ['ROS_DOMAIN_ID']}: {started.stdout.strip()}")
+        else:
+            raise AssertionError(f"no ros2 daemon could start: {answers}")
+        yield int(os.environ["ROS_DOMAIN_ID"])
+    finally:
+        stop_daemon()
+        os.environ["ROS_DOMAIN_ID"] = previous
 
 
 def ready_line_pattern(node: str) -> re.Pattern[str]:

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import rclpy
+from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 
@@ -84,9 +85,9 @@ def running(
 class ClientNode:
     """An rclpy node in the test process, spun in a background thread."""
 
-    def __init__(self, name: str = "test_client") -> None:
-        self.node = Node(f"{name}_{uuid.uuid4().hex[:6]}")
-        self.executor = SingleThreadedExecutor()
+    def __init__(self, name: str = "test_client", context: Context | None = None) -> None:
+        self.node = Node(f"{name}_{uuid.uuid4().hex[:6]}", context=context)
+        self.executor = SingleThreadedExecutor(context=context)
         self.executor.add_node(self.node)
         self._thread = threading.Thread(target=self.executor.spin, daemon=True)
         self._thread.start()
@@ -146,15 +147,17 @@ def wait_until(condition: Callable[[], bool], timeout: float = 20.0, what: str =
 
 
 @contextmanager
-def ros_client(name: str = "test_client") -> Iterator[ClientNode]:
-    """rclpy initialised for the block, with a spinning client node."""
-    owns_context = not rclpy.ok()
+def ros_client(name: str = "test_client", domain_id: int | None = None) -> Iterator[ClientNode]:
+    """rclpy initialised for the block, with a spinning client node; in the session's domain,
+    or in `domain_id` (a context of its own)."""
+    context = None if domain_id is None else Context()
+    owns_context = context is not None or not rclpy.ok()
     if owns_context:
-        rclpy.init()
-    client = ClientNode(name)
+        rclpy.init(context=context, domain_id=domain_id)
+    client = ClientNode(name, context)
     try:
         yield client
     finally:
         client.close()
         if owns_context:
-            rclpy.shutdown()
+            rclpy.shutdown(context=context)

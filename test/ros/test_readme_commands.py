@@ -1,6 +1,7 @@
 """Every `ros2` command README shows, run verbatim with the real command line, block by block.
 
-A ```bash block of README is one scenario, as a user would run it in a few terminals:
+A ```bash block of README is one scenario, as a user would run it in a few terminals (in a ROS
+domain of its own, with a ros2 daemon started before its first command):
 - a command followed by `# runs: <node> ...` runs until Ctrl-C (`ros2 launch`, `ros2 run` of a
   node); the test waits for each listed node's `ready:` line and for `ros2 node list` (the
   daemon's view, which the later verbs use) to show exactly those nodes, keeps it up until the
@@ -28,9 +29,9 @@ from ros_cli import (
     COMMAND_TIMEOUT_S,
     LongRunning,
     assert_clean_stop,
+    own_daemon_domain,
     require_cli,
     shell,
-    stop_daemon,
     until_discovered,
     wait_for_nodes,
     wait_for_topics,
@@ -186,7 +187,7 @@ def test_links_point_inside_the_repository(path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def cli() -> None:
-    """The real command line (each block stops the daemon its verbs started)."""
+    """The real command line (each block runs in a domain of its own, with its own daemon)."""
     require_cli()
 
 
@@ -212,7 +213,7 @@ def test_readme_block_runs_as_shown(block: list[Command], cli: None, tmp_path: P
     background: list[tuple[Command, LongRunning]] = []
     expected_nodes: set[str] = set()
     try:
-        with ros_client("readme") as client:
+        with own_daemon_domain() as domain, ros_client("readme", domain) as client:
             for command in block:
                 if command.runs:
                     proc = LongRunning(command.text, tmp_path)
@@ -237,7 +238,11 @@ def test_readme_block_runs_as_shown(block: list[Command], cli: None, tmp_path: P
                     assert proc.process.poll() is None, (
                         f"{command.text} ended before it subscribed:\n{proc.output()}")
                 else:
-                    result = until_discovered(lambda c=command: shell(c.text, tmp_path))
+                    try:
+                        result = until_discovered(lambda c=command: shell(c.text, tmp_path))
+                    except subprocess.TimeoutExpired as error:
+                        raise AssertionError(f"{command.text} did not end in {error.timeout} s; "
+                                             f"it printed:\n{error.output}") from None
                     check_printed(command, result.returncode, result.stdout)
             for command, proc in background:
                 try:
@@ -251,4 +256,3 @@ def test_readme_block_runs_as_shown(block: list[Command], cli: None, tmp_path: P
     finally:
         for proc in running + [proc for _, proc in background]:
             proc.kill()
-        stop_daemon()  # a daemon kept across relaunches can miss the new nodes (ros2cli#582)

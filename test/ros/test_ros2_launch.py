@@ -19,10 +19,10 @@ from interface_doc import code, read_sections
 from ros_cli import (
     LongRunning,
     assert_clean_stop,
+    own_daemon_domain,
     param_get,
     require_cli,
     ros2,
-    stop_daemon,
     topic_endpoints,
     wait_for_nodes,
 )
@@ -35,24 +35,25 @@ TUTORIAL_MAP = PROJECT_ROOT / "config" / "maps" / "tutorial_grid.yaml"
 
 @pytest.fixture(scope="module", autouse=True)
 def cli() -> None:
-    """The real command line (each launch below stops the daemon its verbs started)."""
+    """The real command line (each launch below runs in a domain of its own, with its own
+    daemon)."""
     require_cli()
 
 
 @contextmanager
 def launched(arguments: str, nodes: set[str], log_dir: Path) -> Iterator[LongRunning]:
-    """`ros2 launch grid_planner <arguments>` up with `nodes` ready and listed; on leaving,
-    Ctrl-C and the clean-exit checks."""
-    proc = LongRunning(f"ros2 launch grid_planner {arguments}", log_dir)
-    try:
-        proc.wait_for_ready(nodes)
-        wait_for_nodes(nodes, FAMILY)
-        wait_for_nodes(nodes, FAMILY, daemon=True)  # the verbs below ask the daemon
-        yield proc
-        assert_clean_stop(proc, proc.interrupt())
-    finally:
-        proc.kill()
-        stop_daemon()  # a daemon kept across relaunches can miss the new nodes (ros2cli#582)
+    """`ros2 launch grid_planner <arguments>` up with `nodes` ready and listed, in a domain and
+    with a ros2 daemon of its own; on leaving, Ctrl-C and the clean-exit checks."""
+    with own_daemon_domain():
+        proc = LongRunning(f"ros2 launch grid_planner {arguments}", log_dir)
+        try:
+            proc.wait_for_ready(nodes)
+            wait_for_nodes(nodes, FAMILY)
+            wait_for_nodes(nodes, FAMILY, daemon=True)  # the verbs below ask the daemon
+            yield proc
+            assert_clean_stop(proc, proc.interrupt())
+        finally:
+            proc.kill()
 
 
 def params_file(tmp_path: Path, parameters: dict[str, dict]) -> Path:
