@@ -13,10 +13,11 @@ import os
 import tempfile
 from pathlib import Path
 
-# Domains 1..100 are pytest sessions'; scenarios draw from 101..230 (all valid for
-# localhost-only discovery: the highest port, 7400 + 250 * 230 + 11 + 2 * 31, is below 65535).
-SESSION_DOMAINS = range(1, 101)
-SCENARIO_DOMAINS = range(101, 231)
+# Pytest sessions take domains 1..40, scenarios 41..101: all within 0..101, whose DDS ports
+# (7400 + 250 * domain and up) lie below Linux's ephemeral port range, where a port the
+# operating system hands out at random could otherwise take a participant's port.
+SESSION_DOMAINS = range(1, 41)
+SCENARIO_DOMAINS = range(41, 102)
 _LOCKS: list[int] = []
 
 
