@@ -164,8 +164,10 @@ def own_daemon_domain() -> Iterator[int]:
             started = ros2("daemon", "start")
             if "The daemon has been started" in started.stdout:
                 break
-            # Its port is taken (say, still closing after another process's daemon): skip it.
+            # Its port is taken (say, still closing after another process's daemon), or the
+            # daemon was slow to start: leave no daemon behind there, and take another domain.
             answers.append(f"domain {os.environ['ROS_DOMAIN_ID']}: {started.stdout.strip()}")
+            stop_daemon()
         else:
             raise AssertionError(f"no ros2 daemon could start: {answers}")
         yield int(os.environ["ROS_DOMAIN_ID"])
