@@ -14,18 +14,20 @@ import ros_cli
 from ros_cli import own_daemon_domain, require_cli, ros2
 from ros_domains import SCENARIO_DOMAINS, claim_domain
 
-DAEMON_BASE_PORT = 11511  # ros2cli's daemon listens on 127.0.0.1:(11511 + ROS_DOMAIN_ID)
-
 
 def test_a_scenario_whose_daemon_port_is_taken_moves_to_the_next_domain(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     require_cli()
+    from ros2cli.daemon import get_address  # where the daemon of ROS_DOMAIN_ID listens
+
     taken, free = claim_domain(SCENARIO_DOMAINS), claim_domain(SCENARIO_DOMAINS)
+    monkeypatch.setenv("ROS_DOMAIN_ID", str(taken))
+    address = get_address()
     offered = iter((taken, free))
     monkeypatch.setattr(ros_cli, "claim_domain", lambda _domains: next(offered))
     with socket.socket() as blocker:
-        blocker.bind(("127.0.0.1", DAEMON_BASE_PORT + taken))
+        blocker.bind(address)
         with own_daemon_domain() as domain:
             assert domain == free
             assert ros2("daemon", "status").stdout.strip() == "The daemon is running"
