@@ -35,12 +35,15 @@ _DIRECTION_NAMES = np.array([name for name, _, _ in DIRECTIONS], dtype=object)
 # The raw costs of a grid without a cost field: every step reads entry 0 of the tables.
 _NO_RAW = np.zeros(1, dtype=np.uint8)
 _NO_RAW.setflags(write=False)
+# The states of a search that found no path.
+_NO_PATH = np.empty(0, dtype=np.int64)
+_NO_PATH.setflags(write=False)
 
 
 class GridSearch(NamedTuple):
-    """What `search_grid` found: the result, the path, the expanded cells (flat indices in
-    expansion order, one per expansion, or None), and the backend that ran ("numba" or
-    "reference")."""
+    """What `search_grid` found: the result (its states the path, its actions the direction
+    names, both arrays), the path, the expanded cells (flat indices in expansion order, one per
+    expansion, or None), and the backend that ran ("numba" or "reference")."""
 
     result: SearchResult
     path: np.ndarray | None
@@ -96,6 +99,8 @@ def search_grid(
         )
         result.algorithm = algorithm
         path = np.asarray(result.states, dtype=np.int64) if result.solved else None
+        result.states = _NO_PATH if path is None else path
+        result.actions = np.asarray(result.actions, dtype=object)
         expanded = np.asarray(expanded_list, dtype=np.int64) if record_expanded else None
         return GridSearch(result, path, expanded, used)
 
@@ -130,8 +135,8 @@ def search_grid(
     result = SearchResult(
         algorithm=algorithm,
         status=outcome.status,
-        states=path.tolist() if solved else [],
-        actions=_DIRECTION_NAMES[directions].tolist(),
+        states=path if solved else _NO_PATH,
+        actions=_DIRECTION_NAMES[directions],
         cost=cost,
         nodes_expanded=outcome.nodes_expanded,
         nodes_generated=outcome.nodes_generated,

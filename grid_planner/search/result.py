@@ -119,15 +119,18 @@ class SearchResult:
     """Everything a search found, with the evidence for comparing algorithms.
 
     `states` runs from the start to the goal inclusive (empty unless SOLVED); `actions` has one
-    entry fewer. `optimal` is true only for a SOLVED result from an algorithm that guarantees a
-    least-cost answer. `limit` says which budget ended a LIMIT_REACHED search. `nodes_held`
-    is the most states the search held in memory at once (what `Budget.max_held` bounds).
+    entry fewer. Both are lists, except on the grid, where they are NumPy arrays (flat cell
+    indices, direction names): a path of tens of thousands of cells is not turned into as
+    many Python objects that nobody reads. `optimal` is true only for a SOLVED result from an
+    algorithm that guarantees a least-cost answer. `limit` says which budget ended a
+    LIMIT_REACHED search. `nodes_held` is the most states the search held in memory at once
+    (what `Budget.max_held` bounds).
     """
 
     algorithm: str
     status: SearchStatus
-    states: list = field(default_factory=list)
-    actions: list = field(default_factory=list)
+    states: Sequence = field(default_factory=list)
+    actions: Sequence = field(default_factory=list)
     cost: float = 0.0
     nodes_expanded: int = 0
     nodes_generated: int = 0

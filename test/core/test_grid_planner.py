@@ -37,8 +37,10 @@ from grid_planner.grid import (
     load_map,
     plan,
     plan_world,
+    search_grid,
     targets,
 )
+from grid_planner.search import SearchStatus
 
 pytestmark = kernel
 
@@ -64,7 +66,7 @@ def test_tutorial_grid_paths_are_valid_and_the_optimal_ones_have_16_steps(algori
         assert not found.optimal
     assert found.length_m == found.length * 1.0
     assert found.result.solved and found.result.length == found.length
-    assert found.result.states == found.indices.tolist()
+    assert found.result.states.tolist() == found.indices.tolist()
     assert found.nodes_expanded > 0 and found.nodes_generated > found.nodes_expanded // 2
     assert found.max_frontier >= 1 and found.elapsed >= 0.0
 
@@ -87,14 +89,21 @@ def test_kernel_bfs_and_dfs_paths_are_identical_to_the_reference_ones():
         fast = plan(grid, (0, 7), (9, 0), algorithm, backend="numba")
         slow = plan(grid, (0, 7), (9, 0), algorithm, backend="reference")
         assert fast.cells == slow.cells
-        assert fast.result.actions == slow.result.actions
+        assert fast.result.actions.tolist() == slow.result.actions.tolist()
         assert fast.nodes_expanded == slow.nodes_expanded
 
 
-def test_actions_name_the_directions():
+@pytest.mark.parametrize("backend", BACKEND_PARAMS)
+def test_a_grid_result_holds_the_path_and_the_direction_names_as_arrays(backend):
     grid = open_grid(3, 3)
-    found = plan(grid, (0, 0), (1, 1), "bfs")
-    assert found.result.actions == ["east", "north"]
+    found = plan(grid, (0, 0), (1, 1), "bfs", backend=backend)
+    assert found.result.states is found.indices
+    assert found.result.states.tolist() == [0, 1, 4]
+    assert found.result.actions.tolist() == ["east", "north"]
+    walled = PlanningGrid(OccupancyMap.from_rows([[0, 100, 0]]))
+    lost = search_grid(walled, 0, [2], "bfs", backend=backend).result
+    assert lost.status is SearchStatus.NO_SOLUTION
+    assert (lost.states.shape, lost.actions.shape, lost.length) == ((0,), (0,), 0)
 
 
 def test_start_equal_to_goal_gives_a_one_cell_path():

@@ -135,31 +135,34 @@ class SearchBuffers:
 
 
 @njit(cache=True, nogil=True)
-def trace_path(stamp, width, start, goal):
+def trace_path(stamp, width, start, goal, longest):
     """The map indices of the path from padded cell `start` to padded cell `goal`.
 
     Follows the directions in the stamps back from the goal (a parent is always reached at a
-    smaller depth, so the walk ends at the start). Each step waits for the stamp it reads, so
-    the walk is made once, into an array doubled when full, with the offsets in an array (a
-    tuple indexed at run time compiles to a branch per step) and the padded row kept by the
-    steps (a step of more than one entry changes the row), not by a division per cell.
+    smaller depth, so the walk ends at the start). `longest` bounds the cells on the path (a
+    search's expansions plus one: every cell on it but the goal was expanded): the walk fills an
+    array of that many from its end and returns the filled tail, so there is no reversing copy
+    and, while the bound holds, no growing (a walk that outruns it moves to a doubled array).
+    Each step waits for the stamp it reads; the offsets sit in an array (a tuple indexed at run
+    time compiles to a branch per step) and the padded row follows the steps (a step of more
+    than one entry changes the row), not a division per cell.
     """
     row = width + 2
     offsets = np.array(neighbour_offsets(row), dtype=np.int64)
-    backwards = np.empty(1024, dtype=np.int64)
-    count = 0
+    path = np.empty(max(longest, 1), dtype=np.int64)
+    end = path.shape[0]
     cell = goal
     y = goal // row
     while True:
-        if count == backwards.shape[0]:
-            grown = np.empty(2 * count, dtype=np.int64)
-            grown[:count] = backwards
-            backwards = grown
-        backwards[count] = cell - 2 * y - width - 1
-        count += 1
+        if end == 0:
+            grown = np.empty(2 * path.shape[0], dtype=np.int64)
+            grown[path.shape[0]:] = path
+            end = path.shape[0]
+            path = grown
+        end -= 1
+        path[np.uint64(end)] = cell - 2 * y - width - 1
         if cell == start:
-            break
-        step = offsets[stamp[cell] & DIRECTION_MASK]
+            return path[end:]
+        step = offsets[stamp[np.uint64(cell)] & DIRECTION_MASK]
         cell -= step
         y -= int(step > 1) - int(step < -1)
-    return backwards[count - 1 :: -1].copy()

@@ -130,7 +130,9 @@ def run_search(
     ended = driver.run(FAMILIES[family](query), budget, chunk)
     path = None
     if ended.status is SearchStatus.SOLVED:
-        path = trace_path(buffers.stamp, width, start, np.int64(ended.found))
+        path = trace_path(
+            buffers.stamp, width, start, np.int64(ended.found), ended.nodes_expanded + 1
+        )
     return KernelOutcome(
         status=ended.status,
         path=path,
