@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import c_reference
+import paired
 import scenarios
 from grid_planners import PLANNERS, SMALL_MAP_CELLS, UNIT_FAMILIES, project_warm_up
 from measure import (
@@ -199,20 +200,24 @@ def run(quick: bool, log=print) -> dict:
         c_skipped = c_reference.compile_reference(Path(folder))
         if c_skipped:
             log(f"grid: C references skipped: {c_skipped}")
+        saved: dict[str, Path] = {}
         for scenario, planner_names in plan:
-            path = scenario.save(Path(folder))
+            path = saved[scenario.name] = scenario.save(Path(folder))
             scenario_rows = []
             for name in planner_names:
                 scenario_rows.append(_measure_row(scenario, path, name, quick, folder))
                 log(_progress(scenario_rows[-1]))
             disagreements += _length_disagreements(scenario, scenario_rows)
             rows += scenario_rows
+        log("grid: paired speed ratios (bench/paired.py)")
+        pairs = paired.run(saved, rows, quick, log)
     _add_ratios(rows)
     for line in disagreements:
         log(f"!!! {line}")
     return {
         "scenarios": [scenario.describe() for scenario, _ in plan],
         "rows": rows,
+        "pairs": pairs,
         "length_disagreements": disagreements,
         "seconds": time.perf_counter() - began,
     }

@@ -1,11 +1,14 @@
 """Verdicts and report sections of the grid's speed and path-quality targets.
 
 Speed: the project's searches against the C references compiled in the same run (`search ms`:
-each one's own search time) and against pyastar2d on the same cost field (whole calls, warm).
+each one's own search time) and against pyastar2d on the same cost field (whole calls, warm),
+each ratio from `paired.py`'s alternating rounds (the rows' own ratio when a pair did not run).
 Path quality: `path_quality.py`'s rows and goals.
 """
 
 from __future__ import annotations
+
+import statistics
 
 C_RATIO = 1.5
 METHOD_NOTES = (
@@ -16,6 +19,12 @@ METHOD_NOTES = (
     "compare `search ms`: the project's kernel time against the C search alone, on the same "
     "map in the same run. `c_astar_two_stack` keeps the project's tie rule, so it expands "
     "exactly the same cells.",
+    "- Each speed target's ratio is paired (`bench/paired.py`): one worker runs the project's "
+    "planner and its reference on the same map in alternating blocks (3 calls each, 1 for a "
+    "call over a second, the order swapped every round), 5 rounds, and the target reads the "
+    "median round's ratio with the spread of the rounds. The machine's speed drifts within "
+    "minutes, and the table's rows are each measured in a worker of their own at another "
+    "time, so the ratio of two rows can differ from the paired one.",
     "- `project_astar8_costs` and `pyastar2d_8_costs` plan 8-connected on the same weights "
     "(1 + c / 252 for Nav2-style inflation costs c: inflation radius 0.55 m, scaling 3.0, "
     "0.05 m cells) but not the same problem: for pyastar2d a diagonal step costs the cell's "
@@ -44,18 +53,41 @@ def _verdict(name: str, target: str, passed: bool | None, measured: str) -> dict
     return {"name": name, "target": target, "status": status, "measured": measured}
 
 
-def _against_c(rows: list[dict], scenario: str, label: str, ours: str, theirs: str,
-               what: str) -> dict:
+def _pair(pairs: list[dict], scenario: str, ours: str, theirs: str) -> dict | None:
+    for pair in pairs:
+        if (pair["scenario"], pair["ours"], pair["theirs"]) == (scenario, ours, theirs):
+            return None if "error" in pair else pair
+    return None
+
+
+def _paired(pair: dict, speedup: bool) -> tuple[float, str]:
+    """A pair's median ratio (theirs / ours when `speedup`, else ours / theirs) and its text:
+    the median, the spread over the rounds, and the median times."""
+    ratios = sorted(1.0 / r if speedup else r for r in pair["ratios"])
+    ratio = 1.0 / pair["ratio"] if speedup else pair["ratio"]
+    ours = statistics.median(pair["ours_s"]) * 1e3
+    theirs = statistics.median(pair["theirs_s"]) * 1e3
+    return ratio, (f"{ratio:.2f}x paired ({ratios[0]:.2f}-{ratios[-1]:.2f} over "
+                   f"{len(ratios)} rounds; {ours:,.2f} vs {theirs:,.2f} ms)")
+
+
+def _against_c(rows: list[dict], pairs: list[dict], scenario: str, label: str, ours: str,
+               theirs: str, what: str) -> dict:
     name = f"grid {what} vs C, {label}"
     target = f"search time <= {C_RATIO}x the C {theirs.removeprefix('c_')} (same map, same run)"
     mine, reference = _row(rows, scenario, ours), _row(rows, scenario, theirs)
     if not (mine and reference and mine.get("search_s") and reference.get("search_s")):
         why = (reference or {}).get("note") or "not measured in this run"
         return _verdict(name, target, None, why)
-    ratio = mine["search_s"] / reference["search_s"]
-    measured = (f"{ratio:.2f}x ({mine['search_s'] * 1e3:.2f} vs "
-                f"{reference['search_s'] * 1e3:.2f} ms; expanded {mine['expanded']:,} vs "
-                f"{reference['expanded']:,})")
+    expanded = f"expanded {mine['expanded']:,} vs {reference['expanded']:,}"
+    pair = _pair(pairs, scenario, ours, theirs)
+    if pair is not None:
+        ratio, measured = _paired(pair, speedup=False)
+        measured = f"{measured}; {expanded}"
+    else:
+        ratio = mine["search_s"] / reference["search_s"]
+        measured = (f"{ratio:.2f}x unpaired ({mine['search_s'] * 1e3:.2f} vs "
+                    f"{reference['search_s'] * 1e3:.2f} ms; {expanded})")
     return _verdict(name, target, ratio <= C_RATIO, measured)
 
 
@@ -71,7 +103,7 @@ def _astar_vs_bfs(rows: list[dict]) -> dict:
     return _verdict(name, target, astar["search_s"] <= bfs["search_s"], measured)
 
 
-def _against_pyastar2d(rows: list[dict], scenario: str, label: str) -> dict:
+def _against_pyastar2d(rows: list[dict], pairs: list[dict], scenario: str, label: str) -> dict:
     name = f"weighted 8-connected A*, inflation costs, {label}"
     target = "ahead of pyastar2d on the same weights (warm call)"
     mine = _row(rows, scenario, "project_astar8_costs")
@@ -81,9 +113,13 @@ def _against_pyastar2d(rows: list[dict], scenario: str, label: str) -> dict:
                     and r["planner"] == "pyastar2d_8_costs" and "note" in r),
                    "not measured in this run")
         return _verdict(name, target, None, why)
-    speedup = theirs["warm_s"] / mine["warm_s"]
-    measured = (f"{speedup:.2f}x ({mine['warm_s'] * 1e3:,.1f} vs "
-                f"{theirs['warm_s'] * 1e3:,.1f} ms)")
+    pair = _pair(pairs, scenario, "project_astar8_costs", "pyastar2d_8_costs")
+    if pair is not None:
+        speedup, measured = _paired(pair, speedup=True)
+    else:
+        speedup = theirs["warm_s"] / mine["warm_s"]
+        measured = (f"{speedup:.2f}x unpaired ({mine['warm_s'] * 1e3:,.1f} vs "
+                    f"{theirs['warm_s'] * 1e3:,.1f} ms)")
     return _verdict(name, target, speedup > 1.0, measured)
 
 
@@ -98,16 +134,18 @@ def _quality_rows(quality: dict) -> list[dict]:
     ]
 
 
-def targets(grid_rows: list[dict], quality: dict) -> list[dict]:
-    """The issue's grid speed and path-quality targets with their verdicts."""
+def targets(grid: dict, quality: dict) -> list[dict]:
+    """The issue's grid speed and path-quality targets with their verdicts; a speed ratio is
+    the median of `grid["pairs"]`'s rounds (`paired.py`) where that pair ran."""
+    rows, pairs = grid["rows"], grid.get("pairs", [])
     found = []
     for scenario, label in SPEED_MAPS[:2]:
-        found.append(_against_c(grid_rows, scenario, label, "project_astar",
+        found.append(_against_c(rows, pairs, scenario, label, "project_astar",
                                 "c_astar_two_stack", "A*"))
-    found.append(_astar_vs_bfs(grid_rows))
+    found.append(_astar_vs_bfs(rows))
     for scenario, label in SPEED_MAPS:
-        found.append(_against_c(grid_rows, scenario, label, "project_bfs", "c_bfs", "BFS"))
-    found += [_against_pyastar2d(grid_rows, scenario, label) for scenario, label in SPEED_MAPS]
+        found.append(_against_c(rows, pairs, scenario, label, "project_bfs", "c_bfs", "BFS"))
+    found += [_against_pyastar2d(rows, pairs, scenario, label) for scenario, label in SPEED_MAPS]
     return found + _quality_rows(quality)
 
 

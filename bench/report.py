@@ -161,7 +161,7 @@ def targets(grid: dict, puzzle: dict, ros: dict, quality: dict) -> list[dict]:
         _astar_speedup(rows, "maze1024", "maze 1024^2"),
         _bfs_target(rows),
         _tile_target(rows),
-        *grid_targets.targets(rows, quality),
+        *grid_targets.targets(grid, quality),
         _puzzle8_target(puzzle),
         _korf_target(puzzle["korf100"]),
         *_ros_rows(ros),
@@ -356,7 +356,7 @@ def markdown(results: dict) -> str:
         "",
         "## How to run",
         "",
-        "`make bench` (about 5 minutes on 2 cores; up to 10 when Korf instances run into "
+        "`make bench` (about 9 minutes on 2 cores; up to 14 when Korf instances run into "
         "their time limit) or, from the repository root, "
         "`.venv/bin/python bench/run_all.py [--quick] [--korf-budget S] [--korf-total S]`; "
         "`PYTHONPATH=.` in front measures the working tree instead of the installed package. "
@@ -374,7 +374,9 @@ def markdown(results: dict) -> str:
         f"{machine['load_average'][0]} at the end: the machine is shared, and other work on "
         "its 2 cores slows whichever planner it overlaps, so ratios carry that noise.",
         "- One run, one process per domain script, and every planner (or solver) on every "
-        "map (or board set) in a worker subprocess of its own, so each is measured alone.",
+        "map (or board set) in a worker subprocess of its own, so each is measured alone; "
+        "the grid's speed targets against C and pyastar2d then time each pair again in one "
+        "worker, in alternating rounds (below).",
         "- Grid times are of one query through the planner's public call (`plan(grid, "
         "start, goal, algorithm)` for the project), warm: the median of the repeats after a "
         "first run (at least 2, then up to 7 while under 3 s); for the planners without "
