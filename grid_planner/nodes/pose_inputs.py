@@ -114,12 +114,18 @@ class PoseInputs:
         missing = None if self._node.has_map else "map"
         if missing is None and not self._has_current_start():
             missing = WAITING_FOR_START
+        with self._lock:
+            # A start stored after the check above, while `_waiting_logged` was still unset,
+            # left this goal to this call (`on_start` replans only a goal already waiting):
+            # plan it now. Either this call sees that start here or `on_start` sees this wait.
+            if missing == WAITING_FOR_START and self._start is not None:
+                missing = None
+            newly_waiting = missing is not None and self._waiting_logged != missing
+            self._waiting_logged = missing
+        if newly_waiting:
+            self._node.get_logger().info(f"goal pending: waiting for a {missing}")
         if missing is not None:
-            if self._waiting_logged != missing:
-                self._waiting_logged = missing
-                self._node.get_logger().info(f"goal pending: waiting for a {missing}")
             return
-        self._waiting_logged = None
         self._node.get_logger().debug(f"planning the active goal: {why}")
         query = PlanQuery(goal=goal)
         self._worker.submit(Job(

@@ -1,4 +1,5 @@
-"""TF-based start poses with a stand-in buffer, the latest-job worker and the bounded group."""
+"""TF-based start poses with a stand-in buffer, a start and a goal arriving together, the
+latest-job worker and the bounded group."""
 
 from __future__ import annotations
 
@@ -162,3 +163,57 @@ def test_worker_survives_a_failing_delivery(caplog) -> None:
     assert results == [2]
     assert "delivering a background job failed" in caplog.text
     assert "context is shut down" in caplog.text
+
+
+class GoalPlannerNode:
+    """What PoseInputs reads of its planner node: serving, with a map, no TF; `compute`
+    records each planned goal."""
+
+    serving = True
+    has_map = True
+
+    def __init__(self) -> None:
+        self.planned = threading.Event()
+        self.logger = logging.getLogger("goal_planner_node")
+
+    def get_logger(self) -> logging.Logger:
+        return self.logger
+
+    def get_parameter(self, name: str) -> object:
+        values = {"use_tf": False, "global_frame": "map", "robot_base_frame": "base_link",
+                  "transform_tolerance": 0.1}
+        return type("Parameter", (), {"value": values[name]})()
+
+    def compute(self, query, cancel, announce) -> object:
+        from grid_planner.nodes.plan_query import Codes
+
+        self.planned.set()
+        return type("Answer", (), {"error_code": Codes.NO_VALID_PATH})()  # nothing to publish
+
+
+def test_a_start_stored_between_the_goals_check_and_its_wait_still_plans_the_goal() -> None:
+    from geometry_msgs.msg import PoseWithCovarianceStamped
+
+    from grid_planner.nodes.pose_inputs import PoseInputs
+
+    node = GoalPlannerNode()
+    inputs = PoseInputs(node, None)
+    inputs.open()
+    start = PoseWithCovarianceStamped()
+    start.header.frame_id = "map"
+    start.pose.pose = stamped(0.5, 0.5, 0.0, "map").pose
+    checked = inputs._has_current_start
+
+    def start_arrives_right_after_the_check() -> bool:
+        # The goal's thread finds no start; the start's thread stores one before the goal's
+        # thread records that the goal waits (two callbacks of a multi-threaded executor).
+        found = checked()
+        inputs.on_start(start, "initialpose")
+        return found
+
+    inputs._has_current_start = start_arrives_right_after_the_check
+    try:
+        inputs.on_goal(stamped(4.5, 2.5, 0.0, "map"))
+        assert node.planned.wait(5.0), "the goal stayed pending with a start in hand"
+    finally:
+        inputs.close()
