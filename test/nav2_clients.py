@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
 import time
 from dataclasses import dataclass
 
 from lifecycle_msgs.msg import Transition
 from lifecycle_msgs.srv import ChangeState, GetState
 from rclpy.duration import Duration
-from ros_harness import ClientNode
+from ros_harness import ClientNode, goal_result, send_goal
 from shared_data import shared_dir, unavailable
 
 # nav2_lifecycle_manager's bond: heartbeat period 0.1 s, timeout bond_timeout (4 s default).
@@ -61,15 +60,11 @@ class ActionCaller:
 
     def send(self, timeout: float = 30.0, **fields: object) -> object:
         """Send a goal; its ClientGoalHandle (check `.accepted`)."""
-        future = self.action.send_goal_async(self.type.Goal(**fields))
-        assert _wait(future, timeout), "no answer to the goal request"
-        return future.result()
+        return send_goal(self.action, self.type.Goal(**fields), timeout=timeout)
 
     def outcome(self, handle: object, timeout: float = 60.0) -> Outcome:
         """Wait for the goal's end."""
-        future = handle.get_result_async()
-        assert _wait(future, timeout), "no result"
-        answer = future.result()
+        answer = goal_result(handle, timeout)
         return Outcome(answer.status, answer.result)
 
     def call(self, **fields: object) -> Outcome:
@@ -77,12 +72,6 @@ class ActionCaller:
         handle = self.send(**fields)
         assert handle.accepted, "goal rejected"
         return self.outcome(handle)
-
-
-def _wait(future: object, timeout: float) -> bool:
-    done = threading.Event()
-    future.add_done_callback(lambda _f: done.set())
-    return done.wait(timeout)
 
 
 class Lifecycle:

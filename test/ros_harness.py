@@ -119,6 +119,42 @@ class ClientNode:
         self._thread.join(5.0)
 
 
+def send_goal(action, goal, feedback_callback=None, timeout: float = 30.0, attempts: int = 3):
+    """Send an action goal and return its ClientGoalHandle (check `.accepted`).
+
+    The goal request is a service request, so its reply is lost the same way as in
+    `ClientNode.call` while the server has not yet matched this client's reply reader: an
+    unanswered goal is sent again (a new goal id), up to `attempts` times within `timeout`.
+    """
+    done = threading.Event()
+    futures = []
+    for _attempt in range(attempts):
+        future = action.send_goal_async(goal, feedback_callback=feedback_callback)
+        future.add_done_callback(lambda _f: done.set())
+        futures.append(future)
+        if done.wait(timeout / attempts):
+            return next(f for f in futures if f.done()).result()
+    raise AssertionError(f"no answer to {attempts} goal requests within {timeout} s")
+
+
+def goal_result(handle, timeout: float = 60.0, every: float = 10.0):
+    """Wait for a goal's end and return the action's result response (`.status`, `.result`).
+
+    The result request is asked again every `every` seconds (a server answers every result
+    request of a goal, so asking twice is harmless), in case a reply was lost as above.
+    """
+    done = threading.Event()
+    futures = []
+    deadline = time.monotonic() + timeout
+    while (left := deadline - time.monotonic()) > 0:
+        future = handle.get_result_async()
+        future.add_done_callback(lambda _f: done.set())
+        futures.append(future)
+        if done.wait(min(every, left)):
+            return next(f for f in futures if f.done()).result()
+    raise AssertionError(f"no result within {timeout} s")
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time a process has used so far (0 once it is gone): a sign it is busy."""
     try:

@@ -16,7 +16,7 @@ from action_msgs.msg import GoalStatus
 from grid_planner_interfaces.action import SolvePuzzle as SolveAction
 from grid_planner_interfaces.srv import SolvePuzzle
 from rclpy.action import ActionClient
-from ros_harness import NodeProcess, ros_client, running, wait_until
+from ros_harness import NodeProcess, ros_client, running, send_goal, wait_until
 from shared_data import korf_instances, to_blank_last
 
 from grid_planner.nodes.qos import SERVICE_QOS
@@ -37,12 +37,10 @@ class Goal:
         self.ended = threading.Event()
         self.result = None
         self.status = None
-        sent = client.send_goal_async(
-            SolveAction.Goal(**fields),
+        self.handle = send_goal(
+            client, SolveAction.Goal(**fields),
             feedback_callback=lambda m: self.feedback.append((time.monotonic(), m.feedback)),
         )
-        wait_until(sent.done, 30.0, "the goal to be accepted")
-        self.handle = sent.result()
         assert self.handle.accepted
         self.handle.get_result_async().add_done_callback(self._on_result)
 
@@ -52,7 +50,11 @@ class Goal:
         self.ended.set()
 
     def wait(self, timeout: float = 60.0):
-        assert self.ended.wait(timeout), "the goal did not end"
+        deadline = time.monotonic() + timeout
+        while not self.ended.wait(min(10.0, max(0.0, deadline - time.monotonic()))):
+            assert time.monotonic() < deadline, "the goal did not end"
+            # Asked again in case the first reply was lost (see ros_harness.goal_result).
+            self.handle.get_result_async().add_done_callback(self._on_result)
         return self.result
 
 
