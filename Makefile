@@ -31,10 +31,13 @@ $(VENV)/.stamp-interfaces: $(VENV)/.stamp-deps $(INTERFACE_SOURCES) tools/build_
 # editable install follows setup.cfg's ament script_dir, lib/grid_planner) and installs the
 # data_files (launch, config, maps, the ament index entry) under .venv/share as colcon would.
 # The wheel ignores setup.cfg's install_scripts, so venv_ament_layout.py links the scripts into
-# .venv/lib/grid_planner, where `ros2 run` and `ros2 launch` look for them.
-$(VENV)/.stamp-package: $(VENV)/.stamp-interfaces $(PACKAGE_SOURCES) tools/venv_ament_layout.py
+# .venv/lib/grid_planner, where `ros2 run` and `ros2 launch` look for them. compile_kernels.py
+# fills numba's cache beside the installed kernels, so no node's first start compiles them.
+$(VENV)/.stamp-package: $(VENV)/.stamp-interfaces $(PACKAGE_SOURCES) tools/venv_ament_layout.py \
+		tools/compile_kernels.py
 	$(BIN)/python -m pip install --quiet --quiet --no-deps --no-build-isolation --force-reinstall .
 	$(BIN)/python tools/venv_ament_layout.py $(VENV)
+	$(BIN)/python tools/compile_kernels.py
 	touch $@
 
 # Test-time only (never needed by setup or demo): the ros2 command line, launch, Nav2's

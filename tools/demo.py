@@ -99,16 +99,23 @@ def pose_msg(x: float, y: float) -> PoseStamped:
     return msg
 
 
-def call(node, client, request, timeout: float = 60.0):
-    """A service call's answer; RuntimeError when it does not come within `timeout`."""
+def call(node, client, request, timeout: float = 60.0, attempts: int = 3):
+    """A service call's answer; RuntimeError when it does not come within `timeout`.
+
+    A server that has not yet matched a new client's reply reader drops its reply, so a
+    request left unanswered for a share of `timeout` is sent again, up to `attempts` times.
+    """
     if not client.wait_for_service(timeout_sec=30):
         raise RuntimeError(f"{client.srv_name} is not available")
-    future = client.call_async(request)
     done = threading.Event()
-    future.add_done_callback(lambda _f: done.set())
-    if not done.wait(timeout):
-        raise RuntimeError(f"{client.srv_name} did not answer within {timeout:.0f} s")
-    return future.result()
+    futures = []
+    for _attempt in range(attempts):
+        future = client.call_async(request)
+        future.add_done_callback(lambda _f: done.set())
+        futures.append(future)
+        if done.wait(timeout / attempts):
+            return next(f for f in futures if f.done()).result()
+    raise RuntimeError(f"{client.srv_name} did not answer within {timeout:.0f} s")
 
 
 def run_demo(node, map_yaml: Path, files: list[Path]) -> None:
@@ -126,8 +133,12 @@ def run_demo(node, map_yaml: Path, files: list[Path]) -> None:
     occupancy = msg_to_map(maps[0])
     print(f"[demo] map received on 'map': {occupancy.width} x {occupancy.height} cells at "
           f"{occupancy.resolution:.3g} m ({map_yaml.name})")
+    # The nodes advertise their services once their kernels are ready: loaded from numba's
+    # cache in about a second, or compiled for up to a minute on an install whose cache is
+    # still empty (`make setup` fills it).
+    print("[demo] waiting for the nodes' services")
     wait_for(lambda: all(s in dict(node.get_service_names_and_types()) for s in SERVICES),
-             30, "the nodes' services")
+             120, "the nodes' services")
     print(f"[demo] services advertised: {', '.join(SERVICES)}")
 
     start_xy = occupancy.cell_to_world(*FLOOR_START_CELL)
