@@ -32,7 +32,8 @@ $(VENV)/.stamp-interfaces: $(VENV)/.stamp-deps $(INTERFACE_SOURCES) tools/build_
 # data_files (launch, config, maps, the ament index entry) under .venv/share as colcon would.
 # The wheel ignores setup.cfg's install_scripts, so venv_ament_layout.py links the scripts into
 # .venv/lib/grid_planner, where `ros2 run` and `ros2 launch` look for them. compile_kernels.py
-# fills numba's cache beside the installed kernels, so no node's first start compiles them.
+# fills numba's cache beside the installed kernels, so no node's first start compiles them, and
+# beside the checkout's, which the tests import.
 $(VENV)/.stamp-package: $(VENV)/.stamp-interfaces $(PACKAGE_SOURCES) tools/venv_ament_layout.py \
 		tools/compile_kernels.py
 	$(BIN)/python -m pip install --quiet --quiet --no-deps --no-build-isolation --force-reinstall .
