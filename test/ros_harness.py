@@ -9,7 +9,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -100,16 +100,9 @@ class ClientNode:
         sent again, up to `attempts` times, waiting `timeout` each time.
         """
         assert client.wait_for_service(timeout_sec=timeout), f"{client.srv_name} not available"
-        done = threading.Event()
-        futures = []
-        for _attempt in range(attempts):
-            future = client.call_async(request)
-            future.add_done_callback(lambda _f: done.set())
-            futures.append(future)
-            if done.wait(timeout):
-                return next(f for f in futures if f.done()).result()
-        raise AssertionError(
-            f"{client.srv_name} did not answer {attempts} requests, {timeout} s each"
+        return first_answer(
+            lambda: client.call_async(request), [timeout] * attempts,
+            f"{client.srv_name} did not answer {attempts} requests, {timeout} s each",
         )
 
     def close(self) -> None:
@@ -119,6 +112,21 @@ class ClientNode:
         self._thread.join(5.0)
 
 
+def first_answer(send: Callable[[], object], waits: Iterable[float], failure: str) -> object:
+    """The result of the first of the futures `send` returns that completes: `send` is called
+    again whenever the latest request has waited its entry of `waits` unanswered (a lost
+    reply, see `ClientNode.call`); AssertionError(`failure`) once `waits` runs out."""
+    done = threading.Event()
+    futures = []
+    for wait in waits:
+        future = send()
+        future.add_done_callback(lambda _f: done.set())
+        futures.append(future)
+        if done.wait(wait):
+            return next(f for f in futures if f.done()).result()
+    raise AssertionError(failure)
+
+
 def send_goal(action, goal, feedback_callback=None, timeout: float = 30.0, attempts: int = 3):
     """Send an action goal and return its ClientGoalHandle (check `.accepted`).
 
@@ -126,15 +134,11 @@ def send_goal(action, goal, feedback_callback=None, timeout: float = 30.0, attem
     `ClientNode.call` while the server has not yet matched this client's reply reader: an
     unanswered goal is sent again (a new goal id), up to `attempts` times within `timeout`.
     """
-    done = threading.Event()
-    futures = []
-    for _attempt in range(attempts):
-        future = action.send_goal_async(goal, feedback_callback=feedback_callback)
-        future.add_done_callback(lambda _f: done.set())
-        futures.append(future)
-        if done.wait(timeout / attempts):
-            return next(f for f in futures if f.done()).result()
-    raise AssertionError(f"no answer to {attempts} goal requests within {timeout} s")
+    return first_answer(
+        lambda: action.send_goal_async(goal, feedback_callback=feedback_callback),
+        [timeout / attempts] * attempts,
+        f"no answer to {attempts} goal requests within {timeout} s",
+    )
 
 
 def goal_result(handle, timeout: float = 60.0, every: float = 10.0):
@@ -143,16 +147,13 @@ def goal_result(handle, timeout: float = 60.0, every: float = 10.0):
     The result request is asked again every `every` seconds (a server answers every result
     request of a goal, so asking twice is harmless), in case a reply was lost as above.
     """
-    done = threading.Event()
-    futures = []
     deadline = time.monotonic() + timeout
-    while (left := deadline - time.monotonic()) > 0:
-        future = handle.get_result_async()
-        future.add_done_callback(lambda _f: done.set())
-        futures.append(future)
-        if done.wait(min(every, left)):
-            return next(f for f in futures if f.done()).result()
-    raise AssertionError(f"no result within {timeout} s")
+
+    def waits() -> Iterator[float]:
+        while (left := deadline - time.monotonic()) > 0:
+            yield min(every, left)
+
+    return first_answer(handle.get_result_async, waits(), f"no result within {timeout} s")
 
 
 def cpu_seconds(pid: int) -> float:

@@ -16,7 +16,7 @@ from action_msgs.msg import GoalStatus
 from grid_planner_interfaces.action import SolvePuzzle as SolveAction
 from grid_planner_interfaces.srv import SolvePuzzle
 from rclpy.action import ActionClient
-from ros_harness import NodeProcess, ros_client, running, send_goal, wait_until
+from ros_harness import NodeProcess, goal_result, ros_client, running, send_goal, wait_until
 from shared_data import korf_instances, to_blank_last
 
 from grid_planner.nodes.qos import SERVICE_QOS
@@ -50,11 +50,8 @@ class Goal:
         self.ended.set()
 
     def wait(self, timeout: float = 60.0):
-        deadline = time.monotonic() + timeout
-        while not self.ended.wait(min(10.0, max(0.0, deadline - time.monotonic()))):
-            assert time.monotonic() < deadline, "the goal did not end"
-            # Asked again in case the first reply was lost (see ros_harness.goal_result).
-            self.handle.get_result_async().add_done_callback(self._on_result)
+        answer = goal_result(self.handle, timeout)
+        self.result, self.status = answer.result, answer.status
         return self.result
 
 
