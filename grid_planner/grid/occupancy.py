@@ -202,9 +202,7 @@ class OccupancyMap:
 
     def indices_to_world(self, indices: np.ndarray | Sequence[int]) -> np.ndarray:
         """An `(n, 2)` float array of the world centres of the flat cell `indices`."""
-        flat = np.asarray(indices, dtype=np.int64).reshape(-1)
-        ys, xs = np.divmod(flat, self.width)
-        return self.cells_to_world(np.column_stack((xs, ys)))
+        return self.cells_to_world(index_points(indices, self.width))
 
     def cells_to_world(self, points: np.ndarray) -> np.ndarray:
         """World coordinates `(n, 2)` of points in cell coordinates: cell (x, y)'s centre is
@@ -216,6 +214,18 @@ class OccupancyMap:
             c, s = math.cos(self.origin_yaw), math.sin(self.origin_yaw)
             lx, ly = c * lx - s * ly, s * lx + c * ly
         return np.column_stack((self.origin_x + lx, self.origin_y + ly))
+
+
+def index_points(indices: np.ndarray | Sequence[int], width: int) -> np.ndarray:
+    """The cells (x, y) of flat `indices` on a map `width` cells wide, as an `(n, 2)` float
+    array. The row is a product, not a division: (i + 0.5) / width lies at least 0.5 / width
+    from an integer, far more than the product's rounding error, so the floor is exact; on a
+    path of tens of thousands of cells this is several times faster than `np.divmod`."""
+    flat = np.asarray(indices, dtype=np.int64).reshape(-1)
+    points = np.empty((flat.size, 2))
+    rows = np.floor((flat + 0.5) * (1.0 / width), out=points[:, 1])
+    np.subtract(flat, rows * width, out=points[:, 0])
+    return points
 
 
 def _immutable(array: np.ndarray) -> bool:

@@ -38,6 +38,7 @@ import numpy as np
 
 from grid_planner.jit import njit
 
+from .occupancy import index_points
 from .sweep import polyline_costs, segment_walk
 
 if TYPE_CHECKING:
@@ -254,8 +255,7 @@ def smooth_cells(
     smoothing by the planning time left.
     """
     check_smoothing(smoothing)
-    ys, xs = np.divmod(np.asarray(indices, dtype=np.int64), grid.width)
-    points = np.column_stack((xs, ys)).astype(np.float64)
+    points = index_points(indices, grid.width)
     if smoothing == "none":
         return points
     if len(points) < 3:

@@ -14,6 +14,7 @@ from grid_planner.grid import OccupancyMap, PlanningGrid, UnsupportedMapError
 from grid_planner.grid.components import label_components, label_components_numpy
 from grid_planner.grid.costs import obstacle_distance2
 from grid_planner.grid.kernels import FREE_CLEARANCE, LETHAL_CLEARANCE
+from grid_planner.grid.occupancy import index_points
 
 # --- OccupancyMap -----------------------------------------------------------------------------
 
@@ -94,6 +95,17 @@ def test_indices_to_world_matches_cell_to_world_with_a_rotated_origin():
     occupancy = OccupancyMap.from_rows(np.zeros((3, 4)), resolution=0.2, origin=(1, -2, 0.7))
     expected = [occupancy.cell_to_world(*occupancy.index_cell(i)) for i in range(12)]
     np.testing.assert_allclose(occupancy.indices_to_world(np.arange(12)), expected)
+
+
+@given(st.integers(1, 200_000), st.lists(st.integers(0, 2**40), max_size=50))
+@settings(max_examples=300, deadline=None)
+def test_index_points_are_the_columns_and_rows_of_a_division(width, indices):
+    # Rows come from a product, not a division: exact for any width and index up to 2^40.
+    rows, columns = np.divmod(np.array(indices, dtype=np.int64), width)
+    points = index_points(indices, width)
+    assert points.shape == (len(indices), 2)
+    assert points[:, 0].tolist() == columns.tolist()
+    assert points[:, 1].tolist() == rows.tolist()
 
 
 def test_rotated_origin_turns_the_grid_about_the_origin():

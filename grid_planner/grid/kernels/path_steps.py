@@ -30,6 +30,8 @@ def path_steps(path, width, straight, diagonal, raw, has_raw):
     """
     count = path.shape[0] - 1
     directions = np.empty(max(count, 0), dtype=np.int64)
+    # Indexed at run time: an array, since a tuple compiles to a branch per index.
+    direction_of_step = np.array(_DIRECTION_OF_STEP, dtype=np.int64)
     total = 0.0
     x = path[0] % width if count > 0 else 0
     wide = width >= 3  # then the index change alone gives dy, without a branch
@@ -47,7 +49,7 @@ def path_steps(path, width, straight, diagonal, raw, has_raw):
                     break
                 dy += 1
         x += dx
-        direction = _DIRECTION_OF_STEP[(dy + 1) * 3 + dx + 1]
+        direction = direction_of_step[(dy + 1) * 3 + dx + 1]
         directions[i] = direction
         cost = raw[path[i + 1]] if has_raw else 0
         total += diagonal[cost] if direction >= 4 else straight[cost]

@@ -201,7 +201,10 @@ def weighted_kernel(
     goal_x = target_x[0]
     goal_y = target_y[0]
     several = targets.shape[0] > 1
-    offsets = neighbour_offsets(row)
+    # Indexed by a run-time direction: arrays, since a tuple compiles to a branch per index.
+    offsets = np.array(neighbour_offsets(row), dtype=np.int64)
+    step_x = np.array(STEP_X, dtype=np.int64)
+    step_y = np.array(STEP_Y, dtype=np.int64)
     neighbours = 8 if eight else 4
     has_costs = costs.shape[0] > 1
     record = expansion_order.shape[0] > 0
@@ -295,11 +298,11 @@ def weighted_kernel(
             if use_heuristic:
                 if several:
                     f_next = g_next + distance_estimate(
-                        cx + STEP_X[k], cy + STEP_Y[k], target_x, target_y, eight, scale
+                        cx + step_x[k], cy + step_y[k], target_x, target_y, eight, scale
                     )
                 else:
                     f_next = g_next + one_target_estimate(
-                        cx + STEP_X[k] - goal_x, cy + STEP_Y[k] - goal_y, eight, scale
+                        cx + step_x[k] - goal_x, cy + step_y[k] - goal_y, eight, scale
                     )
             pushes += 1
             keys[2 * size] = f_next  # f's bits, read back as an int64 below
