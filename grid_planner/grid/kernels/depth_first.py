@@ -60,7 +60,8 @@ def dfs_kernel(
     several = targets.shape[0] > 1
     limited = depth_limit >= 0
     record = expansion_order.shape[0] > 0
-    offsets = neighbour_offsets(row)
+    # Indexed by a run-time direction: an array, since a tuple compiles to a branch per index.
+    offsets = np.array(neighbour_offsets(row), dtype=np.int64)
     neighbours = 8 if eight else 4
     status = driver.EXHAUSTED
     done = 0
