@@ -18,12 +18,16 @@ import subprocess
 import sys
 import time
 import uuid
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from ros_domains import SCENARIO_DOMAINS, claim_domain
 from shared_data import shared_dir, unavailable
+
+# What a node prints when its teardown hung and its deadline ended it.
+STOP_DEADLINE = "the stop has not finished after"
 
 # What must import for `ros2 launch`, `ros2 run` and the verbs the tests use.
 CLI_MODULES = "ros2cli, ros2launch.api, launch_ros.actions, ros2run, ros2param, ros2topic"
@@ -241,8 +245,14 @@ class LongRunning:
 
 
 def assert_clean_stop(proc: LongRunning, exit_code: int) -> None:
-    """The command exited 0 without a traceback; under launch, every process finished cleanly."""
+    """The command exited 0 without a traceback; under launch, every process finished cleanly.
+
+    A node whose teardown hung and was ended by its deadline (exit 0, see the runtime) passes,
+    with a pytest warning that carries the stacks it printed, so the CI log shows it.
+    """
     text = proc.output()
+    if STOP_DEADLINE in text:
+        warnings.warn(f"a teardown was ended by its deadline:\n{text}", stacklevel=2)
     assert exit_code == 0, f"exit code {exit_code}:\n{text}"
     assert "Traceback" not in text, text
     started = re.findall(r"\[INFO\] \[([\w.-]+)\]: process started with pid", text)

@@ -13,10 +13,16 @@ The stop, in this order, once:
 3. the nodes are destroyed (timers, servers, subscriptions) in reverse order of creation, then
    the executor and the ROS context; the exit code is 0.
 A lifecycle node fits the same protocol: `begin_shutdown()` cancels, `destroy_node()` finalises.
+
+The teardown and, for the console scripts, the interpreter's exit after it have a deadline
+(`bound_the_stop`): a destroy or an exit that hangs in a library never keeps a stopped node
+alive. After TEARDOWN_LIMIT_S the process prints where each thread was and leaves with 0; if no
+Python thread can run by then, faulthandler prints the stacks and ends it with 1 a little later.
 """
 
 from __future__ import annotations
 
+import faulthandler
 import importlib
 import os
 import select
@@ -37,6 +43,11 @@ SHUTDOWN_GRACE_S = 4.0  # teardown waits this long for running callbacks (launch
 CONTEXT_POLL_S = 0.25  # how often the watcher checks for a context shut down by other means
 SPARE_THREADS = 2  # executor threads beyond the nodes' own needs (parameters, busy answers)
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+# From the start of the teardown to the end of the process (the teardown's own waits add up to
+# about 14 s at worst: the callbacks, deactivation, the goal worker, the bond).
+TEARDOWN_LIMIT_S = 20.0
+# How much later faulthandler ends a process whose Python threads cannot run.
+HARD_LIMIT_EXTRA_S = 2.0
 
 
 @runtime_checkable
@@ -203,7 +214,37 @@ def spin_nodes(
     finally:
         shutdown.request("the runtime is stopping")
         shutdown.ignore_further_signals()
+        release = bound_the_stop(program)
         _teardown(executor, nodes, shutdown.reason, program)
+        release()  # a caller that goes on living is not ended later
+
+
+def bound_the_stop(program: str) -> Callable[[], None]:
+    """End the process TEARDOWN_LIMIT_S from now unless the returned `release` is called first.
+
+    A watcher thread prints where every thread was and leaves with 0: the node's work was
+    cancelled and answered before the teardown began, so what hangs is only its cleanup. A
+    hang that holds the interpreter's lock stops that thread too; faulthandler's own thread
+    then prints the stacks and ends the process with 1.
+    """
+    released = threading.Event()
+    faulthandler.dump_traceback_later(TEARDOWN_LIMIT_S + HARD_LIMIT_EXTRA_S, exit=True)
+
+    def leave() -> None:
+        if released.wait(TEARDOWN_LIMIT_S):
+            return
+        print(f"{program}: the stop has not finished after {TEARDOWN_LIMIT_S:.0f} s; leaving "
+              "without the rest of it. Where each thread was:", file=sys.stderr, flush=True)
+        faulthandler.dump_traceback(all_threads=True)
+        sys.stderr.flush()
+        os._exit(0)
+
+    def release() -> None:
+        released.set()
+        faulthandler.cancel_dump_traceback_later()
+
+    threading.Thread(target=leave, name="stop_deadline", daemon=True).start()
+    return release
 
 
 def _spin(
@@ -264,3 +305,4 @@ def run_entry(module: str, early_signals: Sequence[int]) -> int:
         return 0 if shutdown.requested else loaded.main()
     finally:
         shutdown.ignore_further_signals()
+        bound_the_stop(module.rsplit(".", 1)[-1])  # the interpreter's exit, which comes next

@@ -89,6 +89,91 @@ def test_spin_ends_when_the_context_shuts_down_between_two_waits(tmp_path: Path)
     assert "Traceback" not in child.stderr
 
 
+HANGING_TEARDOWN = """
+import ctypes
+import os
+import signal
+import sys
+import threading
+import time
+from rclpy.node import Node
+from grid_planner.nodes import runtime
+
+runtime.TEARDOWN_LIMIT_S = 1.0
+HOLD_THE_LOCK = sys.argv[1] == "holding"
+
+
+class HangingNode(Node):
+    def destroy_node(self) -> None:
+        if HOLD_THE_LOCK:
+            ctypes.PyDLL(None).sleep(600)  # a C call that keeps the interpreter's lock
+        else:
+            time.sleep(600)
+        super().destroy_node()
+
+
+def interrupt_soon() -> None:
+    time.sleep(0.5)
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+def hanging() -> Node:
+    threading.Thread(target=interrupt_soon, daemon=True).start()
+    return HangingNode("hanging_teardown")
+
+
+sys.exit(runtime.spin_nodes([hanging], num_threads=2, args=["hanging"]))
+"""
+
+
+@pytest.mark.parametrize(("mode", "code", "says"), [
+    ("releasing", 0, "hanging: the stop has not finished after 1 s; leaving without the rest"),
+    ("holding", 1, "Timeout (0:00:03)!"),
+])
+def test_a_teardown_that_hangs_ends_by_its_deadline_saying_where(
+    tmp_path: Path, mode: str, code: int, says: str
+) -> None:
+    # A destroy that never returns: with the interpreter's lock free the watcher leaves with 0,
+    # holding it faulthandler ends the process with 1; both print the hanging frame.
+    child = subprocess.run(
+        [sys.executable, "-c", HANGING_TEARDOWN, mode],
+        capture_output=True, text=True, timeout=60, cwd=tmp_path,
+    )
+    assert child.returncode == code, child.stdout + child.stderr
+    assert says in child.stderr, child.stderr
+    assert 'in destroy_node' in child.stderr, child.stderr
+
+
+HANGING_EXIT = """
+import sys
+import threading
+import time
+from grid_planner.nodes import runtime
+
+runtime.TEARDOWN_LIMIT_S = 1.0
+
+
+def main() -> int:
+    threading.Thread(target=time.sleep, args=(600,), name="never_ends").start()
+    return 0
+
+
+sys.exit(runtime.run_entry("__main__", []))
+"""
+
+
+def test_an_interpreter_exit_that_hangs_after_main_ends_by_its_deadline(tmp_path: Path) -> None:
+    # A console script's main returned, but a thread nobody joins keeps the interpreter's exit
+    # waiting: the deadline armed by run_entry ends the process with 0, saying where it was.
+    child = subprocess.run(
+        [sys.executable, "-c", HANGING_EXIT], capture_output=True, text=True, timeout=60,
+        cwd=tmp_path,
+    )
+    assert child.returncode == 0, child.stdout + child.stderr
+    assert "__main__: the stop has not finished after 1 s" in child.stderr, child.stderr
+    assert "in _shutdown" in child.stderr, child.stderr  # the main thread, joining the thread
+
+
 def test_map_publisher_refuses_a_missing_map_with_a_clear_error(tmp_path: Path) -> None:
     missing = tmp_path / "nowhere.yaml"
     proc = NodeProcess("map_publisher", ["--ros-args", "-p", f"yaml_filename:={missing}"], tmp_path)
