@@ -22,6 +22,7 @@ Python thread can run by then, faulthandler prints the stacks and ends it with 1
 
 from __future__ import annotations
 
+import contextlib
 import faulthandler
 import importlib
 import os
@@ -228,16 +229,22 @@ def bound_the_stop(program: str) -> Callable[[], None]:
     then prints the stacks and ends the process with 1.
     """
     released = threading.Event()
-    faulthandler.dump_traceback_later(TEARDOWN_LIMIT_S + HARD_LIMIT_EXTRA_S, exit=True)
+    # Without a stderr that has a file descriptor (an embedding that replaced it), the watcher
+    # thread alone keeps the deadline.
+    with contextlib.suppress(AttributeError, OSError, RuntimeError, ValueError):
+        faulthandler.dump_traceback_later(TEARDOWN_LIMIT_S + HARD_LIMIT_EXTRA_S, exit=True)
 
     def leave() -> None:
         if released.wait(TEARDOWN_LIMIT_S):
             return
-        print(f"{program}: the stop has not finished after {TEARDOWN_LIMIT_S:.0f} s; leaving "
-              "without the rest of it. Where each thread was:", file=sys.stderr, flush=True)
-        faulthandler.dump_traceback(all_threads=True)
-        sys.stderr.flush()
-        os._exit(0)
+        try:
+            print(f"{program}: the stop has not finished after {TEARDOWN_LIMIT_S:.0f} s; "
+                  "leaving without the rest of it. Where each thread was:", file=sys.stderr,
+                  flush=True)
+            faulthandler.dump_traceback(all_threads=True)
+            sys.stderr.flush()
+        finally:
+            os._exit(0)
 
     def release() -> None:
         released.set()
