@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernels import FREE_CLEARANCE, LETHAL_CLEARANCE
+from .kernels import LETHAL_KEY
 from .occupancy import OccupancyMap
 
 CONNECTIVITIES = (4, 8)
@@ -54,13 +54,15 @@ def check_connectivity(connectivity: int) -> int:
 class CellGraph:
     """Cell-level queries of a grid: coordinates, the step rule, the allowed steps and the
     components a start reaches. `PlanningGrid` supplies the arrays they read: `map`, `width`,
-    `height`, `free_mask`, `padded_clearance` and `component_labels`."""
+    `height`, `free_mask`, `padded_keys` (`kernels.keys`: the clearance in a small unsigned
+    dtype, whose largest value `free_key` marks a free cell) and `component_labels`."""
 
     map: OccupancyMap
     width: int
     height: int
     free_mask: np.ndarray
-    padded_clearance: np.ndarray
+    padded_keys: np.ndarray
+    free_key: int
     component_labels: np.ndarray
 
     def contains_cell(self, x: int, y: int) -> bool:
@@ -100,19 +102,20 @@ class CellGraph:
     def index_is_lethal(self, index: int) -> bool:
         """Whether flat cell `index` is lethal, read from the padded layout: a plan asks this
         of one or two cells and should not derive the whole `lethal_mask` to answer."""
-        return self._key(index) == LETHAL_CLEARANCE
+        return self._key(index) == LETHAL_KEY
 
     def _key(self, index: int) -> int:
-        """The clearance key of cell `index`, read from the padded layout (which every grid
-        holds), so a query never needs the whole unpadded `clearance`."""
+        """The key of cell `index` (`kernels.keys`), read from the padded layout (which every
+        grid holds), so a query never needs the whole unpadded `clearance`."""
         y, x = divmod(index, self.width)
-        return int(self.padded_clearance[(y + 1) * (self.width + 2) + x + 1])
+        return int(self.padded_keys[(y + 1) * (self.width + 2) + x + 1])
 
     def can_step(self, from_index: int, to_index: int) -> bool:
-        """Whether the clearance rule allows entering `to_index` from `from_index`."""
+        """Whether the clearance rule allows entering `to_index` from `from_index` (keys keep
+        the clearances' order, so the rule reads them as it reads clearances)."""
         own = self._key(from_index)
         other = self._key(to_index)
-        return own != LETHAL_CLEARANCE and (other == FREE_CLEARANCE or other > own)
+        return own != LETHAL_KEY and (other == self.free_key or other > own)
 
     def steps(self, index: int, connectivity: int = 4) -> list[tuple[int, int]]:
         """The allowed steps out of `index` as `(direction, neighbour)`, in DIRECTIONS order.
@@ -146,9 +149,9 @@ class CellGraph:
         """
         labels = self.component_labels
         own = self._key(start_index)
-        if own == FREE_CLEARANCE:
+        if own == self.free_key:
             return {int(labels[start_index])}
-        if own == LETHAL_CLEARANCE:
+        if own == LETHAL_KEY:
             return set()
         reached: set[int] = set()
         seen = {start_index}
@@ -156,7 +159,7 @@ class CellGraph:
         while stack:
             cell = stack.pop()
             for _direction, other in self.steps(cell, connectivity):
-                if self._key(other) == FREE_CLEARANCE:
+                if self._key(other) == self.free_key:
                     reached.add(int(labels[other]))
                 elif other not in seen:
                     seen.add(other)

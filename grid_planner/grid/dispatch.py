@@ -108,7 +108,7 @@ def search_grid(
     with buffers.lock:
         outcome = run_search(
             algorithm,
-            grid.padded_clearance,
+            grid.padded_keys,
             grid.width,
             grid.height,
             buffers,
@@ -117,7 +117,6 @@ def search_grid(
             budget=budget,
             depth_limit=depth,
             connectivity=connectivity,
-            free=grid.padded_free,
             costs=grid.padded_costs if grid.raw_costs is not None else None,
             step_costs=step_costs,
             estimate_scale=grid.least_step_factor(cost_travel_multiplier),

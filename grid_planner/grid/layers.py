@@ -3,9 +3,9 @@
 `cost_layers` runs the stages the node and the benchmark time: *threshold* (which cells are
 obstacles or unknown) and *layers*: the capped squared distance to the nearest obstacle
 (`costs.obstacle_distance2`) and from it, row by row in the same pass, the free cells, the
-clearance key's padded copy for the kernels and the raw cost field. Every cell's result
-depends only on the values within `CostLayers.margin` cells of it, which is what lets a patch
-recompute a window plus that margin alone (`patching`). Compiled where numba is available,
+move rule's padded keys for the kernels (`kernels.keys`) and the raw cost field. Every cell's
+result depends only on the values within `CostLayers.margin` cells of it, which is what lets a
+patch recompute a window plus that margin alone (`patching`). Compiled where numba is available,
 else NumPy.
 """
 
@@ -33,7 +33,7 @@ from .costs import (
     row_distance2,
     runs_down,
 )
-from .kernels import FREE_CLEARANCE, LETHAL_CLEARANCE, free_cells, pad_clearance
+from .kernels import FREE_CLEARANCE, LETHAL_CLEARANCE, LETHAL_KEY, encode_keys, key_dtype, pad_keys
 from .timing import StageClock
 
 
@@ -44,9 +44,9 @@ class CostLayers(NamedTuple):
     `lethal`: never entered; `inflated`: blocked but not lethal; `free`: neither (made in the
     same pass, so the grid needs no further pass over the map); `clearance`: the planning
     grid's step key (FREE_CLEARANCE, the squared distance for inflated cells, or
-    LETHAL_CLEARANCE), `padded` its copy framed by a lethal border and `padded_free` that
-    copy's free cells (the kernels' layout); `raw`: the raw cost of every cell (uint8), None
-    for `uniform`; `margin`: how many cells around a cell its result depends on. `lethal`,
+    LETHAL_CLEARANCE); `padded`: its keys (`kernels.keys`) framed by a lethal border, the
+    kernels' layout; `raw`: the raw cost of every cell (uint8), None for `uniform`;
+    `margin`: how many cells around a cell its result depends on. `lethal`,
     `inflated` and `clearance` are None when left out (`cost_layers` and patches leave them
     out): the grid derives them from `free` and `padded` on first use.
     """
@@ -57,7 +57,6 @@ class CostLayers(NamedTuple):
     free: np.ndarray
     clearance: np.ndarray | None
     padded: np.ndarray
-    padded_free: np.ndarray
     raw: np.ndarray | None
     margin: int
 
@@ -104,15 +103,25 @@ def cost_layers(
     if cost_model == "inflation":
         table = inflation_table(scan, resolution, robot_radius, inflation_radius,
                                 cost_scaling_factor)
+    dtype = keys_dtype(cost_model, scan, radius_limit)
     cells = cell_arrays if compiled_distances(scan) else cell_arrays_numpy
-    free, padded, padded_free, costs = cells(
+    free, padded, costs = cells(
         obstacle, unknown, inscribed, scan, radius_limit, bool(allow_unknown), table,
-        shape[1], shape[0],
+        dtype, shape[1], shape[0],
     )
     if cost_model == "inflation":
         raw = costs
     clock.lap("layers")
-    return CostLayers(obstacle, None, None, free, None, padded, padded_free, raw, scan)
+    return CostLayers(obstacle, None, None, free, None, padded, raw, scan)
+
+
+def keys_dtype(cost_model: str, scan: int, radius_limit: float) -> type[np.unsignedinteger]:
+    """The dtype of a grid's keys: the smallest that holds the deepest clearance a band cell
+    can have, the robot's reach, or for a costmap (whose inscribed cells are band cells
+    wherever they lie) the cap of the distances measured `scan` cells out. It depends on the
+    settings alone, so a patch's window gets the grid's dtype."""
+    cap = (scan + 1) ** 2
+    return key_dtype(cap if cost_model == "costmap" else min(math.floor(radius_limit), cap))
 
 
 def inflation_table(
@@ -138,23 +147,23 @@ def inflation_table(
 
 
 def cell_arrays(obstacle, unknown, inscribed, scan, radius_limit, allow_unknown, table,
-                width, height):
-    """(free, padded, padded_free, raw) in one compiled pass that also measures the distances
+                dtype, width, height):
+    """(free, padded keys, raw) in one compiled pass that also measures the distances
     (`costs.obstacle_distance2`, capped at `scan` cells): each row's cells are made as soon as
     its distances are known, so no map of distances is kept. The lethal, inflated and unpadded
     clearance arrays are left for the grid to derive when something reads them.
 
     `inscribed` (empty or one flag a cell) marks cells a costmap already calls inscribed;
     `table` (empty, or `inflation_table`) gives the inflation model's raw costs (else `raw` is
-    empty). NumPy allocates the arrays: on Linux it asks for huge pages, where numba's own
-    allocator would fault in every 4 KB page of a large map.
+    empty); `dtype` is the keys' (`keys_dtype`). NumPy allocates the arrays: on Linux it
+    asks for huge pages, where numba's own allocator would fault in every 4 KB page of a large
+    map.
     """
     count = width * height
     stride = width + 2
     arrays = (
         np.empty(count, dtype=np.bool_),
-        np.empty((height + 2) * stride, dtype=np.int32),
-        np.zeros((height + 2) * stride, dtype=np.uint8),
+        np.empty((height + 2) * stride, dtype=dtype),
         np.empty(count if table.size else 0, dtype=np.uint8),
     )
     down = np.empty((height, width) if scan > 0 else (0, width), dtype=np.uint16)
@@ -165,14 +174,16 @@ def cell_arrays(obstacle, unknown, inscribed, scan, radius_limit, allow_unknown,
 
 @njit(cache=True, nogil=True)
 def _cell_arrays_kernel(obstacle, unknown, inscribed, scan, radius_limit, allow_unknown,
-                        table, width, height, down, free, padded, padded_free, raw):
+                        table, width, height, down, free, padded, raw):
     """`cell_arrays` into the given arrays (`down`: the distances' scratch), rows from the
     bottom up. The band test compares integers (a squared distance is one), rows are slices
-    of the flat arrays (a row of a 2-D array made the pass twice as slow), and the
+    of the flat arrays (a row of a 2-D array made the pass twice as slow), a band cell's key
+    is its distance itself (a table lookup there made the pass half as slow again), and the
     cost field has a loop of its own, so that the per-cell loop vectorises."""
     stride = width + 2
-    padded[: stride] = LETHAL_CLEARANCE
-    padded[(height + 1) * stride:] = LETHAL_CLEARANCE
+    free_key = np.iinfo(padded.dtype).max
+    padded[: stride] = LETHAL_KEY
+    padded[(height + 1) * stride:] = LETHAL_KEY
     marked = inscribed.shape[0] == width * height
     marks = inscribed if marked else np.zeros(width, dtype=np.bool_)
     refuse_unknown = not allow_unknown
@@ -194,19 +205,17 @@ def _cell_arrays_kernel(obstacle, unknown, inscribed, scan, radius_limit, allow_
         band_marks = marks[cells] if marked else marks
         open_row = free[cells]
         inner = (y + 1) * stride + 1
-        padded[inner - 1] = LETHAL_CLEARANCE
-        padded[inner + width] = LETHAL_CLEARANCE
-        pad_row, free_row = padded[inner:inner + width], padded_free[inner:inner + width]
+        padded[inner - 1] = LETHAL_KEY
+        padded[inner + width] = LETHAL_KEY
+        pad_row = padded[inner:inner + width]
         for x in range(width):
             hard = blocked[x] | (unknowns[x] & refuse_unknown)
             distance = best[x]
             band = (distance <= band_limit) | band_marks[x]
-            key = distance if band else FREE_CLEARANCE
-            key = LETHAL_CLEARANCE if hard else key
+            key = distance if band else free_key
+            key = LETHAL_KEY if hard else key
             pad_row[x] = key
-            is_free = key == FREE_CLEARANCE
-            open_row[x] = is_free
-            free_row[x] = is_free
+            open_row[x] = key == free_key
         if table.shape[0] > 0:
             cost_row = raw[cells]
             for x in range(width):
@@ -215,7 +224,7 @@ def _cell_arrays_kernel(obstacle, unknown, inscribed, scan, radius_limit, allow_
 
 
 def cell_arrays_numpy(obstacle, unknown, inscribed, scan, radius_limit, allow_unknown,
-                      table, width, height):
+                      table, dtype, width, height):
     """The NumPy-only version of `cell_arrays` (same arrays)."""
     distance2 = obstacle_distance2_numpy(obstacle.reshape(height, width), scan).reshape(-1)
     lethal = obstacle | unknown if not allow_unknown else obstacle.copy()
@@ -224,10 +233,9 @@ def cell_arrays_numpy(obstacle, unknown, inscribed, scan, radius_limit, allow_un
         inflated |= ~lethal & inscribed
     clearance = np.where(inflated, distance2, FREE_CLEARANCE).astype(np.int32)
     clearance[lethal] = LETHAL_CLEARANCE
-    padded = np.array(pad_clearance(clearance, width, height))
+    padded = np.array(pad_keys(encode_keys(clearance, dtype), width, height))
     raw = np.zeros(0, dtype=np.uint8)
     if table.size:
         raw = table[distance2]
         raw[unknown & (raw != INSCRIBED)] = NO_INFORMATION
-    free = ~(lethal | inflated)
-    return free, padded, np.array(free_cells(padded)), raw
+    return ~(lethal | inflated), padded, raw

@@ -186,8 +186,7 @@ def _prepare_again(
     layers = CostLayers(
         spliced(grid.obstacle_mask, part.obstacle), None, None,
         spliced(grid.free_mask, part.free), None,
-        spliced_padded(grid.padded_clearance, part.padded),
-        spliced_padded(grid.padded_free, part.padded_free),
+        spliced_padded(grid.padded_keys, part.padded),
         spliced(grid.raw_costs, part.raw) if part.raw is not None else None, margin,
     )
     clock.lap("copy")

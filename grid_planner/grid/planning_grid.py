@@ -30,7 +30,7 @@ from .costs import (
     DEFAULT_INFLATION_RADIUS,
     step_cost_tables,
 )
-from .kernels import LETHAL_CLEARANCE, SearchBuffers
+from .kernels import LETHAL_KEY, SearchBuffers, decode_keys, free_key
 from .layers import CostLayers, cost_layers
 from .occupancy import OccupancyMap
 from .sweep import SweepMasks, sweep_masks
@@ -47,10 +47,10 @@ class PlanningGrid(CellGraph):
 
     Built once per map and parameter set; every plan on it reuses these arrays and the kernel
     buffers. All masks are flat, read-only and in OccupancyGrid order (`y * width + x`), except
-    `padded_clearance`: the clearance framed by a lethal border, the kernels' layout (see
-    `kernels.pad_clearance`), and `padded_free`, its free cells as bytes, kept so that a query
-    never pads the whole map. `raw_costs` holds
-    the cost model's raw cost of every cell (None for `uniform`; see `costs`).
+    `padded_keys`: the clearance as the kernels read it (`kernels.keys`; `free_key` marks a
+    free cell), framed by a lethal border, kept so that a query never pads the whole map.
+    `raw_costs` holds the cost model's raw cost of every cell (None for `uniform`; see
+    `costs`).
 
     >>> from grid_planner.grid.occupancy import OccupancyMap
     >>> grid = PlanningGrid(OccupancyMap.from_rows([[0, 0, 0], [0, 100, 0]]), robot_radius=1.0)
@@ -152,13 +152,13 @@ class PlanningGrid(CellGraph):
         """Adopt the per-cell arrays (made read-only) and forget every lazily made one;
         `labels` and `sizes` are the components when known to be those of these arrays."""
         free, raw = layers.free, layers.raw
-        for array in layers[:-1]:
-            if array is not None:
+        for array in layers:
+            if isinstance(array, np.ndarray):
                 array.setflags(write=False)
         self.obstacle_mask = layers.obstacle
         self.free_mask = free
-        self.padded_clearance = layers.padded
-        self.padded_free = layers.padded_free
+        self.padded_keys = layers.padded
+        self.free_key = free_key(layers.padded.dtype)
         self.raw_costs = raw
         self.margin = layers.margin
         self._lazy_lock = threading.RLock()  # derived arrays read others
@@ -197,18 +197,18 @@ class PlanningGrid(CellGraph):
 
     @property
     def clearance(self) -> np.ndarray:
-        """The clearance key of each cell (int32, see the module doc): `padded_clearance`
-        without its border."""
-        return self._derived_array("clearance", lambda: np.ascontiguousarray(
-            self.padded_clearance.reshape(self.height + 2, self.width + 2)[1:-1, 1:-1]
+        """The clearance of each cell (int32, see `cell_graph`): `padded_keys` without their
+        border, decoded."""
+        return self._derived_array("clearance", lambda: decode_keys(
+            self.padded_keys.reshape(self.height + 2, self.width + 2)[1:-1, 1:-1]
         ).reshape(-1))
 
     @property
     def lethal_mask(self) -> np.ndarray:
         """The lethal cells (never entered)."""
         return self._derived_array("lethal_mask", lambda: (
-            self.padded_clearance.reshape(self.height + 2, self.width + 2)[1:-1, 1:-1]
-            == LETHAL_CLEARANCE).reshape(-1))
+            self.padded_keys.reshape(self.height + 2, self.width + 2)[1:-1, 1:-1]
+            == LETHAL_KEY).reshape(-1))
 
     @property
     def inflated_mask(self) -> np.ndarray:
@@ -261,7 +261,7 @@ class PlanningGrid(CellGraph):
         if self._buffers is None:
             with self._lazy_lock:
                 if self._buffers is None:
-                    self._buffers = SearchBuffers(self.padded_clearance.size)
+                    self._buffers = SearchBuffers(self.padded_keys.size)
         return self._buffers
 
     @property
@@ -318,7 +318,7 @@ class PlanningGrid(CellGraph):
             )
         # Counted on the arrays every grid holds: a log line derives no mask.
         border = 2 * (self.width + 2) + 2 * self.height
-        lethal = int(np.count_nonzero(self.padded_clearance == LETHAL_CLEARANCE)) - border
+        lethal = int(np.count_nonzero(self.padded_keys == LETHAL_KEY)) - border
         free = int(np.count_nonzero(self.free_mask))
         return (
             f"{self.width} x {self.height} cells at {self.resolution} m, cost model {model}, "

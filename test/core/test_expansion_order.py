@@ -93,8 +93,8 @@ def test_the_order_survives_small_chunks_and_growing_frontiers(algorithm, connec
     for chunk in (1 << 15, 7):
         with grid.buffers.lock:
             outcomes.append(run_search(
-                algorithm, grid.padded_clearance, grid.width, grid.height, grid.buffers, start,
-                np.array([goal]), chunk=chunk, connectivity=connectivity, free=grid.padded_free,
+                algorithm, grid.padded_keys, grid.width, grid.height, grid.buffers, start,
+                np.array([goal]), chunk=chunk, connectivity=connectivity,
                 record_order=True,
             ))
     whole, chunked = outcomes

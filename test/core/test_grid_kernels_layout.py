@@ -16,10 +16,11 @@ from hypothesis import strategies as st
 
 from grid_planner.grid import OccupancyMap, PlanningGrid, algorithm_info, kernels, search_grid
 from grid_planner.grid.kernels import (
-    LETHAL_CLEARANCE,
+    LETHAL_KEY,
     SearchBuffers,
     from_padded,
-    pad_clearance,
+    pad_keys,
+    padded_keys_of,
     run_search,
     to_padded,
 )
@@ -31,12 +32,12 @@ KERNELS = ("astar", "bfs", "dfs", "dijkstra")
 
 
 def kernel_run(grid, algorithm, start, targets, buffers=None, **kwargs):
-    """One run_search on the grid's padded clearance and (by default) its own buffers."""
+    """One run_search on the grid's padded keys and (by default) its own buffers."""
     buffers = grid.buffers if buffers is None else buffers
     with buffers.lock:
         return run_search(
             algorithm,
-            grid.padded_clearance,
+            grid.padded_keys,
             grid.width,
             grid.height,
             buffers,
@@ -64,26 +65,26 @@ def same_outcome(a, b) -> bool:
 
 @pytest.mark.parametrize(("width", "height"), [(1, 1), (1, 5), (6, 1), (7, 4)])
 def test_padding_frames_the_map_with_lethal_cells_and_indices_round_trip(width, height):
-    clearance = np.arange(width * height, dtype=np.int32) + 5
-    padded = pad_clearance(clearance, width, height).reshape(height + 2, width + 2)
+    keys = (np.arange(width * height) % 250 + 1).astype(np.uint8)
+    padded = pad_keys(keys, width, height).reshape(height + 2, width + 2)
     assert not padded.flags.writeable
-    np.testing.assert_array_equal(padded[1:-1, 1:-1].reshape(-1), clearance)
+    np.testing.assert_array_equal(padded[1:-1, 1:-1].reshape(-1), keys)
     border = np.ones(padded.shape, dtype=bool)
     border[1:-1, 1:-1] = False
-    assert np.all(padded[border] == LETHAL_CLEARANCE)
+    assert np.all(padded[border] == LETHAL_KEY)
     cells = np.arange(width * height, dtype=np.int64)
-    np.testing.assert_array_equal(padded.reshape(-1)[to_padded(cells, width)], clearance)
+    np.testing.assert_array_equal(padded.reshape(-1)[to_padded(cells, width)], keys)
     np.testing.assert_array_equal(from_padded(to_padded(cells, width), width), cells)
     assert [from_padded(to_padded(int(c), width), width) for c in cells] == cells.tolist()
 
 
-def test_planning_grid_keeps_its_padded_clearance_and_sizes_its_buffers_to_it():
+def test_planning_grid_keeps_its_padded_keys_and_sizes_its_buffers_to_it():
     grid = PlanningGrid(OccupancyMap.from_rows(np.zeros((3, 5), dtype=np.int8)))
     np.testing.assert_array_equal(
-        grid.padded_clearance, pad_clearance(grid.clearance, grid.width, grid.height)
+        grid.padded_keys, padded_keys_of(grid.clearance, grid.width, grid.height)
     )
-    assert not grid.padded_clearance.flags.writeable
-    assert grid.buffers.cell_count == grid.padded_clearance.size == 7 * 5
+    assert not grid.padded_keys.flags.writeable
+    assert grid.buffers.cell_count == grid.padded_keys.size == 7 * 5
 
 
 # --- the map's edges --------------------------------------------------------------------------
@@ -153,16 +154,16 @@ def test_a_winding_path_matches_the_reference_and_outgrows_any_trace_buffer(
 
 @needs_numba
 @pytest.mark.parametrize("algorithm", KERNELS)
-def test_run_search_takes_the_map_or_the_padded_clearance(algorithm):
+def test_run_search_takes_the_map_or_the_padded_keys(algorithm):
     values = np.zeros((6, 8), dtype=np.int8)
     values[2, 1:6] = 100
     grid, _ = build(values, radius_cells=1.0)
     start, targets = 0, np.array([47], dtype=np.int64)
     fresh = []
-    for clearance in (grid.clearance, grid.padded_clearance):
+    for clearance in (grid.clearance, grid.padded_keys):
         buffers = SearchBuffers(grid.cell_count)  # map-sized: reserve() grows it to the padding
         fresh.append(run_search(algorithm, clearance, 8, 6, buffers, start, targets))
-        assert buffers.cell_count == grid.padded_clearance.size
+        assert buffers.cell_count == grid.padded_keys.size
     assert fresh[0].status is SearchStatus.SOLVED
     assert same_outcome(fresh[0], fresh[1])
 

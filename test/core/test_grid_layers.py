@@ -16,7 +16,7 @@ from grid_planner.grid.costs import (
     obstacle_distance2_numpy,
     radius_limit_cells2,
 )
-from grid_planner.grid.layers import cell_arrays, cell_arrays_numpy, inflation_table
+from grid_planner.grid.layers import cell_arrays, cell_arrays_numpy, inflation_table, keys_dtype
 
 CELL_VALUES = (0, 0, 0, 0, 100, 100, -1, 30, 70, 99)
 
@@ -42,9 +42,9 @@ def test_compiled_distance_matches_numpy(case, max_offset):
 
 @kernel
 @given(value_grids(), st.sampled_from(("uniform", "inflation", "costmap")), st.booleans(),
-       st.sampled_from((0.0, 1.0, 1.5, 2.0)), st.integers(0, 4))
+       st.sampled_from((0.0, 1.0, 1.5, 2.0)), st.integers(0, 4), st.booleans())
 @settings(max_examples=100, deadline=None)
-def test_compiled_cell_arrays_match_numpy(case, model, allow_unknown, radius, extra_scan):
+def test_compiled_cell_arrays_match_numpy(case, model, allow_unknown, radius, extra_scan, wide):
     values, width, height = case
     limit = radius_limit_cells2(radius, 1.0)
     # The scan reaches at least the radius (as cost_layers makes it); 0 takes the pass without
@@ -57,7 +57,10 @@ def test_compiled_cell_arrays_match_numpy(case, model, allow_unknown, radius, ex
         obstacle, unknown, inscribed = values >= 65, values < 0, np.zeros(0, dtype=np.bool_)
     table = (inflation_table(scan, 1.0, radius, 2.5, 1.0) if model == "inflation"
              else np.zeros(0, dtype=np.uint8))
-    arguments = (obstacle, unknown, inscribed, scan, limit, allow_unknown, table, width, height)
+    # Keys wider than the settings need (those of a deeper band) hold the same clearances.
+    dtype = np.uint32 if wide else keys_dtype(model, scan, limit)
+    arguments = (obstacle, unknown, inscribed, scan, limit, allow_unknown, table, dtype, width,
+                 height)
     for compiled, reference in zip(cell_arrays(*arguments), cell_arrays_numpy(*arguments),
                                    strict=True):
         np.testing.assert_array_equal(compiled, reference)

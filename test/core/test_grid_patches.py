@@ -22,7 +22,7 @@ from grid_planner.grid.planning_grid import PlanningGrid
 
 CELL_VALUES = (0, 0, 0, 0, 0, 0, 100, 100, -1, 30, 70, 99, 50)
 ARRAYS = ("obstacle_mask", "lethal_mask", "inflated_mask", "blocked_mask", "free_mask",
-          "clearance", "padded_clearance", "padded_free")
+          "clearance", "padded_keys")
 
 SIDE = 120  # the local box (the region and 16 cells round it) is a small share of the map
 CELLS = SIDE * SIDE

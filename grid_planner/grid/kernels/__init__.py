@@ -1,27 +1,28 @@
-"""Compiled grid searches (numba): A*, Dijkstra, BFS and DFS over a padded clearance array.
+"""Compiled grid searches (numba): A*, Dijkstra, BFS and DFS over a padded array of keys.
 
-`layout` holds the padded array, the stamps and the state slots every kernel shares;
-`buffers` the per-grid scratch arrays and the path trace; `best_first`, `breadth_first` and
-`depth_first` one kernel family each; `run` the table of families and `run_search`, which
-seeds a family and drives it through `grid_planner.jit.driver` (chunks between budget checks,
-a frontier that grows on demand).
+`keys` turns the clearance into the keys the kernels read; `layout` holds the padded layout,
+the stamps and the state slots every kernel shares; `buffers` the per-grid scratch arrays and
+the path trace; `best_first`, `breadth_first` and `depth_first` one kernel family each; `run`
+the table of families and `run_search`, which seeds a family and drives it through
+`grid_planner.jit.driver` (chunks between budget checks, a frontier that grows on demand).
 
 When numba cannot be imported the planner falls back to the reference algorithms of
 `grid_planner.search` (see `grid_planner.jit.backend`).
 """
 
 from .buffers import SearchBuffers, trace_path
-from .layout import (
-    CLOSED,
+from .keys import (
     FREE_CLEARANCE,
-    GENERATION_STEP,
     LETHAL_CLEARANCE,
-    MAX_BASE,
-    free_cells,
-    from_padded,
-    pad_clearance,
-    to_padded,
+    LETHAL_KEY,
+    decode_keys,
+    encode_keys,
+    free_key,
+    key_dtype,
+    pad_keys,
+    padded_keys_of,
 )
+from .layout import CLOSED, GENERATION_STEP, MAX_BASE, from_padded, to_padded
 from .run import CHUNK_EXPANSIONS, FAMILIES, KernelOutcome, run_search
 
 __all__ = [
@@ -31,12 +32,17 @@ __all__ = [
     "FREE_CLEARANCE",
     "GENERATION_STEP",
     "LETHAL_CLEARANCE",
+    "LETHAL_KEY",
     "MAX_BASE",
     "KernelOutcome",
     "SearchBuffers",
-    "free_cells",
+    "decode_keys",
+    "encode_keys",
+    "free_key",
     "from_padded",
-    "pad_clearance",
+    "key_dtype",
+    "pad_keys",
+    "padded_keys_of",
     "run_search",
     "to_padded",
     "trace_path",

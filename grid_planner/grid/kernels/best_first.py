@@ -31,6 +31,7 @@ from .layout import (
     distance_estimate,
     enterable,
     entry_floor,
+    free_key_of,
 )
 from .query import GridKernel, GridQuery
 from .weighted import BUCKET_WIDTH, pack, ring_length, weighted_kernel
@@ -38,8 +39,7 @@ from .weighted import BUCKET_WIDTH, pack, ring_length, weighted_kernel
 
 @njit(cache=True, nogil=True)
 def two_stack_kernel(
-    clearance,
-    free,
+    keys,
     row,
     target,
     target_x,
@@ -75,6 +75,7 @@ def two_stack_kernel(
     goal_x = target_x[0]
     goal_y = target_y[0]
     offsets = (1, row, -1, -row)
+    free_key = free_key_of(keys)
     record = expansion_order.shape[0] > 0
     status = driver.EXHAUSTED
     done = 0
@@ -106,8 +107,7 @@ def two_stack_kernel(
             expansion_order[expanded] = cell
         expanded += 1
         done += 1
-        cell_free = free[at_cell] != 0
-        floor = 0 if cell_free else entry_floor(clearance[at_cell])
+        floor = entry_floor(keys[at_cell], free_key)
         g_next = g[at_cell] + 1
         closer = (False, False, False, False)
         if use_heuristic:
@@ -117,7 +117,7 @@ def two_stack_kernel(
         for k in range(4):
             nxt = cell + offsets[k]
             at = np.uint64(nxt)
-            if not enterable(clearance, free, cell_free, floor, at):
+            if not enterable(keys, floor, at):
                 continue
             generated += 1
             seen = stamp[at]
@@ -188,8 +188,7 @@ class BestFirst(GridKernel):
         buffers = query.buffers
         if self.two_stack:
             return two_stack_kernel(
-                query.clearance,
-                query.free,
+                query.keys,
                 query.row,
                 query.targets[0],
                 query.target_x,
@@ -204,8 +203,7 @@ class BestFirst(GridKernel):
                 allowed,
             )
         return weighted_kernel(
-            query.clearance,
-            query.free,
+            query.keys,
             query.costs,
             query.straight,
             query.diagonal,

@@ -17,6 +17,7 @@ from .layout import (
     diagonal_allowed,
     enterable,
     entry_floor,
+    free_key_of,
     is_target,
     neighbour_offsets,
 )
@@ -25,12 +26,13 @@ from .query import GridKernel, GridQuery
 
 @njit(cache=True, nogil=True)
 def bfs_kernel(
-    clearance, free, row, targets, eight, stamp, base, queue, expansion_order, state, max_expansions
+    keys, row, targets, eight, stamp, base, queue, expansion_order, state, max_expansions
 ):
     """Breadth-first search with an array FIFO; the goal test is made when a node is generated.
 
     Unit steps need no g, so a reached cell costs one stamp store and one queue store; a step
-    out of a free cell reads one byte (`free`) to know whether it may enter the next cell.
+    out of a free cell reads one key (a byte, unless the band is deep) to know whether it may
+    enter the next cell.
     A non-empty `expansion_order` receives each expanded cell at its expansion number
     (`GridKernel.order`).
 
@@ -49,6 +51,7 @@ def bfs_kernel(
     first = targets[0]
     several = targets.shape[0] > 1
     offsets = neighbour_offsets(row)
+    free_key = free_key_of(keys)
     stop = head + max_expansions
     status = driver.EXHAUSTED
     while head < tail:
@@ -64,8 +67,8 @@ def bfs_kernel(
             expansion_order[numbering + head] = cell
         head += 1
         stamp[here] += CLOSED
-        cell_free = free[here] != 0
-        if cell_free and not eight:
+        own = keys[here]
+        if not eight and own == free_key:
             # The common case on its own: from a free cell a 4-connected step enters exactly
             # the free neighbours, and no straight-step bits are needed. With the move rule's
             # branch and the bits of the general loops, the maze BFS took about an eighth
@@ -73,7 +76,7 @@ def bfs_kernel(
             for k in range(4):
                 nxt = cell + offsets[k]
                 at = np.uint64(nxt)
-                if free[at] == 0:
+                if keys[at] != free_key:
                     continue
                 generated += 1
                 if stamp[at] >= base:
@@ -85,14 +88,14 @@ def bfs_kernel(
                     status = driver.SOLVED
                     break
         else:
-            floor = 0 if cell_free else entry_floor(clearance[here])
+            floor = entry_floor(own, free_key)
             straight_bits = 0
             # Straight and diagonal neighbours in two loops written out: a fixed count of 4
             # unrolls, and a shared helper returning (tail, found) made the BFS 5x slower.
             for k in range(4):
                 nxt = cell + offsets[k]
                 at = np.uint64(nxt)
-                if not enterable(clearance, free, cell_free, floor, at):
+                if not enterable(keys, floor, at):
                     continue
                 straight_bits |= 1 << k
                 generated += 1
@@ -109,7 +112,7 @@ def bfs_kernel(
                     nxt = cell + offsets[k]
                     at = np.uint64(nxt)
                     if not (diagonal_allowed(k, straight_bits)
-                            and enterable(clearance, free, cell_free, floor, at)):
+                            and enterable(keys, floor, at)):
                         continue
                     generated += 1
                     if stamp[at] >= base:
@@ -148,8 +151,7 @@ class BreadthFirst(GridKernel):
         query = self.query
         buffers = query.buffers
         return bfs_kernel(
-            query.clearance,
-            query.free,
+            query.keys,
             query.row,
             query.targets,
             query.eight,

@@ -28,8 +28,8 @@ class SearchBuffers:
     """Per-grid scratch arrays for the kernels, reused by every query on that grid.
 
     `stamp` and `g` (integer path costs of the unit searches) have one entry per cell of the
-    padded clearance (`cell_count` of them, allocated once; a query on
-    a larger clearance reallocates them); `weighted_g` (float path costs) is allocated on the
+    padded keys (`cell_count` of them, allocated once; a query on
+    a larger map reallocates them); `weighted_g` (float path costs) is allocated on the
     first weighted search. The frontier
     arrays (the weighted frontier's heap and pool, the cells of the BFS queue, the DFS stack or
     the two-stack A*'s halves, the DFS directions) start small and grow on demand, so a short query

@@ -17,6 +17,7 @@ from .layout import (
     diagonal_allowed,
     enterable,
     entry_floor,
+    free_key_of,
     is_target,
     neighbour_offsets,
 )
@@ -25,8 +26,7 @@ from .query import GridKernel, GridQuery
 
 @njit(cache=True, nogil=True)
 def dfs_kernel(
-    clearance,
-    free,
+    keys,
     row,
     targets,
     depth_limit,
@@ -62,6 +62,7 @@ def dfs_kernel(
     record = expansion_order.shape[0] > 0
     # Indexed by a run-time direction: an array, since a tuple compiles to a branch per index.
     offsets = np.array(neighbour_offsets(row), dtype=np.int64)
+    free_key = free_key_of(keys)
     neighbours = 8 if eight else 4
     status = driver.EXHAUSTED
     done = 0
@@ -102,11 +103,10 @@ def dfs_kernel(
             expansion_order[expanded] = cell
         expanded += 1
         done += 1
-        cell_free = free[cell] != 0
-        floor = 0 if cell_free else entry_floor(clearance[cell])
+        floor = entry_floor(keys[cell], free_key)
         straight_bits = 0
         for k in range(4):
-            if enterable(clearance, free, cell_free, floor, cell + offsets[k]):
+            if enterable(keys, floor, cell + offsets[k]):
                 straight_bits |= 1 << k
         # Pushed in reverse order so that east is popped (explored) first.
         for k in range(neighbours - 1, -1, -1):
@@ -115,7 +115,7 @@ def dfs_kernel(
                 if not straight_bits & (1 << k):
                     continue
             elif not (diagonal_allowed(k, straight_bits)
-                      and enterable(clearance, free, cell_free, floor, nxt)):
+                      and enterable(keys, floor, nxt)):
                 continue
             generated += 1
             if stamp[nxt] >= base and (not limited or depth + 1 >= g[nxt]):
@@ -147,8 +147,7 @@ class DepthFirst(GridKernel):
         query = self.query
         buffers = query.buffers
         return dfs_kernel(
-            query.clearance,
-            query.free,
+            query.keys,
             query.row,
             query.targets,
             query.depth_limit,

@@ -1,21 +1,20 @@
 """The padded layout every grid kernel searches, the stamps that record a search, its state.
 
-The move rule lives in one array, `clearance` (see `cell_graph`): a step from `c` to a
-neighbour `v` is allowed when `clearance[v] == FREE_CLEARANCE or clearance[v] > clearance[c]`.
+The move rule lives in one array of keys (`keys`: the clearance of `cell_graph` in a small
+unsigned dtype): a step from `c` to a neighbour `v` is allowed when `key[v]` is the free key or
+`key[v] > key[c]`.
 Neighbours are visited in the fixed order east (+x), north (+y), west (-x), south (-y).
 
-The kernels run on `pad_clearance`'s copy of it: the map framed by a one-cell LETHAL border,
+The kernels run on a copy of the keys framed by a one-cell lethal border (`keys.pad_keys`),
 `row = width + 2` entries a row. Every map cell then has its neighbours at the offsets of
 `neighbour_offsets` (east, north, west, south, then the diagonals north-east, north-west,
 south-west, south-east), and the move rule itself refuses the border, so an expansion needs no
 bounds check and no `cell % width` or `cell // width`. A diagonal also needs the steps onto
 both orthogonal neighbours it passes between (`diagonal_allowed`): no corner is cut. The search
 driver converts at its boundary (start and targets in, path out) with `to_padded` and
-`from_padded`.
-
-Two bytes a cell and one array for what the hot loops read: `free_cells` marks the free cells of
-the padded clearance (uint8), so a step out of a free cell (nearly every step) tests one byte,
-and only a cell inside the inflated band reads the int32 clearance.
+`from_padded`. With the free key the dtype's largest value, one comparison against a floor
+(`entry_floor`) decides every step: from a free cell (nearly every step) it passes exactly the
+free cells.
 
 Stamps: `stamp` (uint16) and `g` (in `buffers.SearchBuffers`) hold one entry per padded cell and
 are allocated once per map. A query never clears them; it takes a fresh *generation* `base` (a
@@ -34,9 +33,6 @@ import numpy as np
 
 from grid_planner.jit import njit
 from grid_planner.jit.driver import FIRST_FAMILY_SLOT
-
-FREE_CLEARANCE = np.int32(np.iinfo(np.int32).max)
-LETHAL_CLEARANCE = np.int32(-1)
 
 # Stamps: a generation takes 16 values, base + direction (0-7) + CLOSED once expanded.
 CLOSED = 8
@@ -113,43 +109,28 @@ def distance_estimate(x, y, target_x, target_y, eight, scale):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def enterable(clearance, free, cell_free, floor, nxt):
-    """Whether the move rule lets a step enter `nxt`: from a free cell (`cell_free`) only a
-    free cell, one byte; from a band cell the clearance rule, against `entry_floor`."""
-    if cell_free:
-        return free[nxt] != 0
-    return clearance[nxt] > floor
+def free_key_of(keys):
+    """The key of a free cell in `keys`: its dtype's largest value."""
+    return np.iinfo(keys.dtype).max
 
 
 @njit(cache=True, nogil=True, inline="always")
-def entry_floor(own):
-    """The clearance a neighbour must exceed to be entered from a cell of clearance `own`.
+def enterable(keys, floor, nxt):
+    """Whether the move rule lets a step enter `nxt`, against the stepping cell's
+    `entry_floor`."""
+    return keys[nxt] > floor
 
-    One comparison per neighbour instead of two: from a free cell only FREE_CLEARANCE exceeds
-    `FREE_CLEARANCE - 1`; from any other cell FREE_CLEARANCE and every higher clearance exceed
-    `own`. The border (LETHAL_CLEARANCE) never exceeds a start's clearance, not even a lethal
-    start's.
+
+@njit(cache=True, nogil=True, inline="always")
+def entry_floor(own, free_key):
+    """The key a neighbour must exceed to be entered from a cell whose key is `own`.
+
+    One comparison per neighbour instead of two: from a free cell only the free key exceeds
+    `free_key - 1`; from any other cell the free key and every higher rank exceed `own`. The
+    border (lethal, 0) never exceeds a start's key, not even a lethal start's.
     """
-    return own - 1 if own == FREE_CLEARANCE else own
-
-
-def pad_clearance(clearance: np.ndarray, width: int, height: int) -> np.ndarray:
-    """The flat map `clearance` framed by a one-cell LETHAL border: (height+2) * (width+2).
-
-    Read-only, like the grid's own arrays (numba compiles one version per writability).
-    """
-    padded = np.full((height + 2, width + 2), LETHAL_CLEARANCE, dtype=np.int32)
-    padded[1:-1, 1:-1] = np.asarray(clearance, dtype=np.int32).reshape(height, width)
-    padded = padded.reshape(-1)
-    padded.setflags(write=False)
-    return padded
-
-
-def free_cells(padded: np.ndarray) -> np.ndarray:
-    """The free cells (uint8: 1 free) of a padded clearance, read-only."""
-    free = (np.asarray(padded) == FREE_CLEARANCE).astype(np.uint8)
-    free.setflags(write=False)
-    return free
+    own = np.int64(own)
+    return own - 1 if own == free_key else own
 
 
 def to_padded(index, width: int):

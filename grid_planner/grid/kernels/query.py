@@ -19,9 +19,8 @@ _NO_ORDER = np.empty(0, dtype=np.int32)
 class GridQuery:
     """A search from padded cell `start` to the nearest of padded cells `targets`.
 
-    `clearance` is the padded clearance (`row` entries a row) and `free` its free cells
-    (`layout.free_cells`), `base` the query's stamp
-    generation in `buffers`, `target_x`/`target_y` the targets' padded coordinates (for a
+    `keys` are the padded move-rule keys (`keys`, `row` entries a row), `base` the query's
+    stamp generation in `buffers`, `target_x`/`target_y` the targets' padded coordinates (for a
     heuristic). `informed`: use the heuristic (Manhattan, octile when `eight`). `depth_limit`:
     -1 for none. `eight`: 8-connected. `costs` (padded raw costs, uint8) index the step cost
     tables `straight` and `diagonal`; `unit` says every straight step costs exactly 1;
@@ -30,8 +29,7 @@ class GridQuery:
     `GridKernel.order`).
     """
 
-    clearance: np.ndarray
-    free: np.ndarray
+    keys: np.ndarray
     row: int
     buffers: SearchBuffers
     base: int

@@ -26,7 +26,8 @@ from .best_first import BestFirst
 from .breadth_first import BreadthFirst
 from .buffers import SearchBuffers, trace_path
 from .depth_first import DepthFirst
-from .layout import FRONTIER_END, free_cells, from_padded, pad_clearance, to_padded
+from .keys import padded_keys_of
+from .layout import FRONTIER_END, from_padded, to_padded
 from .query import GridKernel, GridQuery
 
 # Steps of a grid without a cost field: 1 straight, sqrt 2 diagonal (`grid.costs`).
@@ -64,7 +65,7 @@ class KernelOutcome:
 
 def run_search(
     algorithm: str,
-    clearance: np.ndarray,
+    keys: np.ndarray,
     width: int,
     height: int,
     buffers: SearchBuffers,
@@ -75,7 +76,6 @@ def run_search(
     chunk: int = CHUNK_EXPANSIONS,
     *,
     connectivity: int = 4,
-    free: np.ndarray | None = None,
     costs: np.ndarray | None = None,
     step_costs: tuple[np.ndarray, np.ndarray] = UNIFORM_STEPS,
     estimate_scale: float = 1.0,
@@ -83,17 +83,16 @@ def run_search(
 ) -> KernelOutcome:
     """Run one compiled search from map cell `start` to the nearest of map cells `targets`.
 
-    `clearance` is either the map's flat clearance or, so that a query touches only the cells
-    it searches, its `pad_clearance` copy (the planner passes PlanningGrid's); a map-sized one
-    is padded here, at O(map area) per call. The caller holds `buffers.lock` and checks that
-    `start` is not lethal. The budget (node count, cancel event, deadline) is checked before
-    every chunk of `chunk` expansions. `depth_limit` applies to depth-first search.
-    `free` is `layout.free_cells` of the padded clearance (made here, O(map area), when None;
-    the planner passes the grid's). `connectivity` is 4 or 8; `costs` (the padded raw costs, or
-    None without a cost field)
-    index the `(straight, diagonal)` step cost tables, which the breadth- and depth-first
-    searches ignore; `estimate_scale` (at most the least factor a step may cost) scales the
-    heuristic. `record_order` fills the outcome's `expanded` (no extra work without it).
+    `keys` are either the map's flat clearance (int32, `cell_graph`) or, so that a query
+    touches only the cells it searches, its padded keys (`keys`: the planner passes
+    PlanningGrid's); a map-sized clearance is made into keys here, at O(map area) per call.
+    The caller holds `buffers.lock` and checks that `start` is not lethal. The budget (node
+    count, cancel event, deadline) is checked before every chunk of `chunk` expansions.
+    `depth_limit` applies to depth-first search. `connectivity` is 4 or 8; `costs` (the
+    padded raw costs, or None without a cost field) index the `(straight, diagonal)` step
+    cost tables, which the breadth- and depth-first searches ignore; `estimate_scale` (at
+    most the least factor a step may cost) scales the heuristic. `record_order` fills the
+    outcome's `expanded` (no extra work without it).
     """
     info = lookup(algorithm)
     family = None if info is None else info.kernel(GRID)
@@ -101,11 +100,8 @@ def run_search(
         raise ValueError(f"no compiled kernel for {algorithm!r}")
     began = time.perf_counter()
     padded_count = (width + 2) * (height + 2)
-    if clearance.shape[0] != padded_count:
-        clearance = pad_clearance(clearance, width, height)
-        free = None
-    if free is None:
-        free = free_cells(clearance)
+    if keys.shape[0] != padded_count:
+        keys = padded_keys_of(keys, width, height)
     row = width + 2
     buffers.reserve(padded_count)
     buffers.width = width
@@ -122,7 +118,7 @@ def run_search(
     state[FRONTIER_END] = 1
     straight, diagonal = step_costs
     query = GridQuery(
-        clearance, free, row, buffers, base, start, targets, target_x, target_y, info.informed,
+        keys, row, buffers, base, start, targets, target_x, target_y, info.informed,
         -1 if depth_limit is None else int(depth_limit), connectivity == 8,
         _NO_COSTS if costs is None else costs, straight, diagonal,
         bool(np.all(straight == 1.0)), float(estimate_scale), record_order,

@@ -44,6 +44,7 @@ from .layout import (
     distance_estimate,
     enterable,
     entry_floor,
+    free_key_of,
     is_target,
     neighbour_offsets,
 )
@@ -146,8 +147,7 @@ def one_target_estimate(dx, dy, eight, scale):
 
 @njit(cache=True, nogil=True)
 def weighted_kernel(
-    clearance,
-    free,
+    keys,
     costs,
     straight,
     diagonal,
@@ -192,7 +192,7 @@ def weighted_kernel(
     generated = state[driver.GENERATED]
     max_frontier = state[driver.MAX_FRONTIER]
     capacity = heap.shape[0] // 2
-    keys = heap.view(np.float64)  # f written as a float, compared as its bits
+    f_values = heap.view(np.float64)  # f written as a float, compared as its bits
     first = targets[0]
     # Row of a cell by a multiplication: (cell + 0.5) / row lies at least 0.5 / row from an
     # integer, far more than the rounding error of the product, so truncation is exact.
@@ -203,6 +203,7 @@ def weighted_kernel(
     several = targets.shape[0] > 1
     # Indexed by a run-time direction: arrays, since a tuple compiles to a branch per index.
     offsets = np.array(neighbour_offsets(row), dtype=np.int64)
+    free_key = free_key_of(keys)
     step_x = np.array(STEP_X, dtype=np.int64)
     step_y = np.array(STEP_Y, dtype=np.int64)
     neighbours = 8 if eight else 4
@@ -236,7 +237,7 @@ def weighted_kernel(
             status = driver.GROW
             break
         key = heap[0]
-        f_key = keys[0]
+        f_key = f_values[0]
         word = heap[1]
         size -= 1
         heap_fix(heap, size)
@@ -270,8 +271,7 @@ def weighted_kernel(
             expansion_order[expanded] = cell
         expanded += 1
         done += 1
-        cell_free = free[at_cell] != 0
-        floor = 0 if cell_free else entry_floor(clearance[at_cell])
+        floor = entry_floor(keys[at_cell], free_key)
         straight_bits = 0
         for k in range(neighbours):
             if k == 4 and straight_bits & (straight_bits >> 1 | straight_bits << 3) == 0:
@@ -280,7 +280,7 @@ def weighted_kernel(
                 continue
             nxt = cell + offsets[k]
             at = np.uint64(nxt)
-            if not enterable(clearance, free, cell_free, floor, at):
+            if not enterable(keys, floor, at):
                 continue
             raw = costs[at] if has_costs else 0
             if k < 4:
@@ -305,7 +305,7 @@ def weighted_kernel(
                         cx + step_x[k] - goal_x, cy + step_y[k] - goal_y, eight, scale
                     )
             pushes += 1
-            keys[2 * size] = f_next  # f's bits, read back as an int64 below
+            f_values[2 * size] = f_next  # f's bits, read back as an int64 below
             f_bucket = int(f_next * per_width)  # f >= 0: truncation is the floor
             if f_bucket <= bucket:
                 heap_push(heap, size, heap[2 * size], pack(pushes, nxt))
