@@ -17,6 +17,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from grid_planner.grid import OccupancyMap, PlanningGrid, plan, search_grid
+from grid_planner.grid.kernels.weighted import DIRECT_HEAP
 from grid_planner.search import SearchStatus
 
 pytestmark = kernel
@@ -124,6 +125,27 @@ def test_kernels_follow_the_reference_expansion_for_expansion(case, connectivity
             assert fast.nodes_generated == slow.nodes_generated, algorithm
             assert fast.max_frontier == slow.max_frontier, algorithm
         np.testing.assert_array_equal(np.sort(fast_seen), np.sort(slow_seen))
+
+
+@needs_numba
+@given(st.integers(0, 2**32 - 1), st.sampled_from((4, 8)), st.sampled_from(("astar", "dijkstra")))
+@settings(max_examples=12, deadline=None)
+def test_a_frontier_too_wide_for_the_heap_alone_follows_the_reference(seed, connectivity,
+                                                                       algorithm):
+    # 64 x 64 cells, 3 % obstacles and a cost field everywhere, from the centre to a corner:
+    # more than DIRECT_HEAP entries wait at once, so entries go both straight into the heap
+    # and through the ring's buckets.
+    rng = np.random.default_rng(seed)
+    values = np.where(rng.random((64, 64)) < 0.03, 100, 0).astype(np.int8)
+    values[32, 32] = values[0, 0] = 0
+    grid, _rules, _raw = cost_grid((values, 65, False, 1.0, (32, 32), (0, 0)))
+    found = [search_grid(grid, 32 * 64 + 32, [0], algorithm, record_expanded=True,
+                         backend=backend, connectivity=connectivity)
+             for backend in ("numba", "reference")]
+    fast, slow = found
+    assert fast.result.max_frontier == slow.result.max_frontier > DIRECT_HEAP
+    np.testing.assert_array_equal(fast.expanded, slow.expanded)
+    assert fast.result.states.tolist() == slow.result.states.tolist()
 
 
 @given(random_grids(max_side=10))
