@@ -376,8 +376,9 @@ def warm_up() -> float:
     code path and argument types of real plans, so the first real plan pays no compile time:
     once per kernel family with each algorithm the registry runs on it (A* and Dijkstra pass
     different flags to one kernel), 4- and 8-connected, with and without a cost field, one
-    target and several, and through both smoothers. Without numba it only logs the fallback
-    warning.
+    target and several, and through both smoothers; and again on a band deeper than byte keys
+    hold (`kernels.keys`: a robot wider than 15 cells takes 2-byte keys and a version of
+    every kernel of its own). Without numba it only logs the fallback warning.
     """
     if not NUMBA_AVAILABLE:
         warn_fallback_once(GRID_FALLBACK)
@@ -398,4 +399,15 @@ def warm_up() -> float:
                 ):
                     plan(grid, (0, 0), goal, name, budget=budget, tolerance_cells=window,
                          connectivity=connectivity, smoothing=smoothing)
+    deep = np.zeros((24, 24), dtype=np.int8)
+    deep[1, 1] = 100
+    for model in ("uniform", "inflation"):
+        # A 16-cell robot: the band reaches 256 cells^2; from inside it to a free corner.
+        grid = PlanningGrid(OccupancyMap.from_rows(deep), robot_radius=16.0, cost_model=model,
+                            inflation_radius=17.0)
+        for name in domain_algorithms(GRID):
+            if algorithm_info(name).kernel(GRID) is not None:
+                for connectivity in (4, 8):
+                    plan(grid, (2, 1), (23, 23), name, budget=budget,
+                         connectivity=connectivity)
     return time.perf_counter() - began

@@ -227,7 +227,7 @@ def test_algorithms_without_a_kernel_use_the_reference():
 _WARM_UP = """
 import json
 from grid_planner.grid import OccupancyMap, PlanningGrid, plan, warm_up
-from grid_planner.grid import smoothing, sweep
+from grid_planner.grid import layers, smoothing, sweep
 from grid_planner.grid.kernels import FAMILIES, trace_path
 from grid_planner.grid.kernels.path_steps import path_steps
 from grid_planner.search import Budget
@@ -239,6 +239,7 @@ kernels["path_steps"] = path_steps
 kernels["shortcut"] = smoothing.shortcut_kernel
 kernels["gradient"] = smoothing.gradient_kernel
 kernels["polyline_costs"] = sweep.polyline_costs
+kernels["cell_arrays"] = layers._cell_arrays_kernel
 warm_up()
 after_warm_up = {name: len(kernel.signatures) for name, kernel in kernels.items()}
 rows = [[0] * 30] * 20
@@ -254,6 +255,17 @@ for model in ("uniform", "inflation"):
                      connectivity=connectivity, smoothing=smoothed)
             plan(grid, (0, 0), (15, 14), name, tolerance=2.0, record_expanded=True,
                  connectivity=connectivity)
+# A robot 16 cells wide: keys of two bytes.
+deep = [[0] * 40 for _ in range(40)]
+deep[3][3] = 100
+for model in ("uniform", "inflation"):
+    grid = PlanningGrid(OccupancyMap.from_rows(deep), robot_radius=16.0, cost_model=model,
+                        inflation_radius=20.0)
+    assert grid.padded_keys.dtype.itemsize == 2
+    for name in domain_algorithms(GRID):
+        if lookup(name).kernel(GRID):
+            for connectivity in (4, 8):
+                plan(grid, (4, 3), (39, 39), name, connectivity=connectivity)
 after_plans = {name: len(kernel.signatures) for name, kernel in kernels.items()}
 print(json.dumps([after_warm_up, after_plans]))
 """
