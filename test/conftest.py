@@ -2,8 +2,9 @@
 
 This folder is on `sys.path` for both (pytest puts a conftest's folder there), so the helpers
 beside this file (`shared_data`, `ros_harness`, `grid_fixtures`, `puzzle_tables`) import the
-same way from either, and so does `draw_maps` from tools/. Every test under test/ros carries
-the marker `ros`: `pytest -m "not ros"` (or `pytest test/core`) runs what needs no ROS 2.
+same way from either, and so do `draw_maps` and `compile_kernels` from tools/. Every test
+under test/ros carries the marker `ros`: `pytest -m "not ros"` (or `pytest test/core`) runs what
+needs no ROS 2.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ import pytest
 from ros_domains import SESSION_DOMAINS, claim_domain
 
 ROS_TESTS = Path(__file__).resolve().parent / "ros"
-# tools/draw_maps.py draws the shipped maps; the tests import it to check them.
+# tools/draw_maps.py draws the shipped maps and tools/compile_kernels.py keeps numba's cache
+# current; the tests import them to check them.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 
 

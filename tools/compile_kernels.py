@@ -6,16 +6,44 @@ under a second instead of compiling them for half a minute while its clients wai
 same time in a second process, the checkout's copy, which the tests and `python -m
 grid_planner.cli` from the checkout import (numba keys its cache by source file, so each copy
 has its own). Running it again only loads them.
+
+numba checks a cached kernel against its own file only, not against the helpers and constants
+it took from other files when it was compiled (`kernels.layout`'s inlined move rule, say): after
+such a file changed, the cache would keep serving the old kernel, and the tests would pass on
+it. So each copy's cache is stamped with a digest of the sources its kernels are made of, and
+emptied before warming when that digest changed (a clone or an install starts empty anyway).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 CHECKOUT = Path(__file__).resolve().parent.parent
+# The package's folders that hold no compiled kernel and nothing a kernel reads.
+NO_KERNELS = ("cli", "nodes")
+SOURCES_STAMP = "kernel-sources.sha256"
+
+
+def clear_stale_cache(package: Path) -> bool:
+    """Empty numba's cache under `package` unless it was filled from the sources there now
+    (their digest is stamped in `package`/__pycache__); True when it was emptied."""
+    digest = hashlib.sha256()
+    for source in sorted(package.rglob("*.py")):
+        relative = source.relative_to(package)
+        if relative.parts[0] not in NO_KERNELS:
+            digest.update(str(relative).encode() + b"\0" + source.read_bytes())
+    stamp = package / "__pycache__" / SOURCES_STAMP
+    if stamp.is_file() and stamp.read_text() == digest.hexdigest():
+        return False
+    for cached in [*package.rglob("*.nbi"), *package.rglob("*.nbc")]:
+        cached.unlink()
+    stamp.parent.mkdir(exist_ok=True)
+    stamp.write_text(digest.hexdigest())
+    return True
 
 
 def warm() -> str:
@@ -24,10 +52,12 @@ def warm() -> str:
     from grid_planner.grid import warm_up as warm_grid_kernels
     from grid_planner.puzzle import warm_up as warm_puzzle_kernels
 
+    cleared = clear_stale_cache(Path(grid_planner.__path__[0]))
     grid_seconds = warm_grid_kernels()
     puzzle_seconds = warm_puzzle_kernels()
     return (f"compile_kernels: grid kernels {grid_seconds:.1f} s, puzzle kernels "
-            f"{puzzle_seconds:.1f} s, cached beside {grid_planner.__path__[0]}")
+            f"{puzzle_seconds:.1f} s, cached beside {grid_planner.__path__[0]}"
+            + (" (its sources changed: the cache was emptied first)" if cleared else ""))
 
 
 def main() -> int:
