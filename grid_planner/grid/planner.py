@@ -385,7 +385,9 @@ def warm_up() -> float:
         return 0.0
     began = time.perf_counter()
     values = [[0, 0, 0, 0, 0], [0, 100, 0, 0, 0], [0, 0, 0, 0, 0], [0, 0, 0, 0, 0]]
-    budget = Budget(max_nodes=1000, deadline=time.monotonic() + 60.0)
+    # No deadline: compiling takes half a minute here and far longer on a slow computer, and a
+    # warm-up cut short by its own clock would stop the node that runs it.
+    budget = Budget(max_nodes=1000)
     for model in ("uniform", "inflation"):
         grid = PlanningGrid(OccupancyMap.from_rows(values), robot_radius=1.0, cost_model=model)
         for name in domain_algorithms(GRID):

@@ -39,6 +39,7 @@ from grid_planner.grid import (
     load_map,
     plan,
     search_grid,
+    warm_up,
 )
 from grid_planner.grid.kernels import SearchBuffers, run_search
 from grid_planner.jit import backend as backend_module
@@ -284,6 +285,15 @@ def test_warm_up_compiles_every_kernel_that_real_plans_use():
     after_warm_up, after_plans = json.loads(run.stdout)
     assert all(count >= 1 for count in after_warm_up.values()), after_warm_up.items()
     assert after_plans == after_warm_up  # real plans needed no new compilation
+
+
+@needs_numba
+def test_a_warm_up_slower_than_a_minute_still_finishes(monkeypatch):
+    # Compiling the kernels from an empty cache takes half a minute here and minutes on a slow
+    # computer: a clock that gains 100 s at every reading must not cut the warm-up short.
+    readings = iter(range(0, 10**9, 100))
+    monkeypatch.setattr(time, "monotonic", lambda: float(next(readings)))
+    assert warm_up() >= 0.0
 
 
 def test_search_grid_reports_exhaustion_when_called_without_the_reachability_check():

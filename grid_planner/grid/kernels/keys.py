@@ -6,8 +6,9 @@ is, and gives a lethal cell LETHAL_KEY (0) and a free one the dtype's largest va
 order, and with it the rule, is the same. The kernels read free cells, inflated ones and the step
 between them from this one array. With the robot's reach at most 254 cells^2 (an inflated band
 up to 15 cells deep) the keys are bytes, which is what the hot loops and a map patch's copy
-move; a deeper band takes uint16 keys, and one beyond 65,534 cells^2 uint32 (the kernels
-compile a version for each on its first use).
+move; a deeper band takes uint16 keys, and one beyond 65,534 cells^2 uint32. The kernels have
+a compiled version for each dtype: `warm_up` makes the first two, the uint32 one is compiled
+on its first use.
 """
 
 from __future__ import annotations
