@@ -28,9 +28,9 @@ NO_KERNELS = ("cli", "nodes")
 SOURCES_STAMP = "kernel-sources.sha256"
 
 
-def clear_stale_cache(package: Path) -> bool:
+def clear_stale_cache(package: Path) -> int:
     """Empty numba's cache under `package` unless it was filled from the sources there now
-    (their digest is stamped in `package`/__pycache__); True when it was emptied."""
+    (their digest is stamped in `package`/__pycache__); how many cached files it removed."""
     digest = hashlib.sha256()
     for source in sorted(package.rglob("*.py")):
         relative = source.relative_to(package)
@@ -38,12 +38,13 @@ def clear_stale_cache(package: Path) -> bool:
             digest.update(str(relative).encode() + b"\0" + source.read_bytes())
     stamp = package / "__pycache__" / SOURCES_STAMP
     if stamp.is_file() and stamp.read_text() == digest.hexdigest():
-        return False
-    for cached in [*package.rglob("*.nbi"), *package.rglob("*.nbc")]:
+        return 0
+    stale = [*package.rglob("*.nbi"), *package.rglob("*.nbc")]
+    for cached in stale:
         cached.unlink()
     stamp.parent.mkdir(exist_ok=True)
     stamp.write_text(digest.hexdigest())
-    return True
+    return len(stale)
 
 
 def warm() -> str:
@@ -57,7 +58,8 @@ def warm() -> str:
     puzzle_seconds = warm_puzzle_kernels()
     return (f"compile_kernels: grid kernels {grid_seconds:.1f} s, puzzle kernels "
             f"{puzzle_seconds:.1f} s, cached beside {grid_planner.__path__[0]}"
-            + (" (its sources changed: the cache was emptied first)" if cleared else ""))
+            + (f" (its sources changed: {cleared} cached files removed first)" if cleared
+               else ""))
 
 
 def main() -> int:

@@ -33,7 +33,7 @@ def fill_cache(package: Path) -> None:
 def test_a_cache_without_a_stamp_is_emptied_and_then_stamped(tmp_path: Path) -> None:
     package = fake_package(tmp_path)
     fill_cache(package)
-    assert clear_stale_cache(package)
+    assert clear_stale_cache(package) == 2
     assert cached_files(package) == []
     assert (package / "__pycache__" / SOURCES_STAMP).is_file()
 
@@ -42,14 +42,14 @@ def test_the_cache_stays_while_the_sources_stay_and_goes_when_a_helper_changes(
     tmp_path: Path,
 ) -> None:
     package = fake_package(tmp_path)
-    clear_stale_cache(package)
+    assert clear_stale_cache(package) == 0  # nothing cached yet: only the stamp is written
     fill_cache(package)
-    assert not clear_stale_cache(package)
+    assert clear_stale_cache(package) == 0
     assert len(cached_files(package)) == 2
     (package / "nodes" / "node.py").write_text("NAME = 'renamed'\n")  # holds no kernel
-    assert not clear_stale_cache(package)
+    assert clear_stale_cache(package) == 0
     (package / "grid" / "helper.py").write_text("def rule(): return 2\n")
-    assert clear_stale_cache(package)
+    assert clear_stale_cache(package) == 2
     assert cached_files(package) == []
     fill_cache(package)
-    assert not clear_stale_cache(package)
+    assert clear_stale_cache(package) == 0
