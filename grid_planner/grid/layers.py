@@ -34,6 +34,7 @@ from .costs import (
     runs_down,
 )
 from .kernels import FREE_CLEARANCE, LETHAL_CLEARANCE, LETHAL_KEY, encode_keys, key_dtype, pad_keys
+from .kernels.layout import free_key_of
 from .timing import StageClock
 
 
@@ -181,7 +182,7 @@ def _cell_arrays_kernel(obstacle, unknown, inscribed, scan, radius_limit, allow_
     is its distance itself (a table lookup there made the pass half as slow again), and the
     cost field has a loop of its own, so that the per-cell loop vectorises."""
     stride = width + 2
-    free_key = np.iinfo(padded.dtype).max
+    free_key = free_key_of(padded)
     padded[: stride] = LETHAL_KEY
     padded[(height + 1) * stride:] = LETHAL_KEY
     marked = inscribed.shape[0] == width * height

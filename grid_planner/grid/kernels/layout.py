@@ -126,7 +126,7 @@ def entry_floor(own, free_key):
     """The key a neighbour must exceed to be entered from a cell whose key is `own`.
 
     One comparison per neighbour instead of two: from a free cell only the free key exceeds
-    `free_key - 1`; from any other cell the free key and every higher rank exceed `own`. The
+    `free_key - 1`; from any other cell the free key and every higher key exceed `own`. The
     border (lethal, 0) never exceeds a start's key, not even a lethal start's.
     """
     own = np.int64(own)
