@@ -203,7 +203,11 @@ def spin_nodes(
                 return 0
             try:
                 node = factory()
-            except (ValueError, ParameterException) as error:
+            except Exception as error:
+                if not rclpy.ok():
+                    return 0  # the context was shut down under the node being created
+                if not isinstance(error, (ValueError, ParameterException)):
+                    raise
                 print(f"{program}: {error}", file=sys.stderr)
                 return 1
             nodes.append(node)

@@ -62,27 +62,39 @@ import rclpy
 from rclpy.node import Node
 from grid_planner.nodes.runtime import spin_nodes
 
+WHEN = sys.argv[1]
 
-def close_the_context_later() -> None:
-    time.sleep(0.5)
+
+def close_the_context() -> None:
     # As rclpy's signal thread does once its wake-up was spent: a C-level shutdown, which runs
     # no on_shutdown callback and triggers no guard of the executor.
     rclpy.get_default_context().handle.shutdown()
 
 
+def close_the_context_later() -> None:
+    time.sleep(0.5)
+    close_the_context()
+
+
 def context_closer() -> Node:
+    if WHEN == "while a node is created":
+        close_the_context()
+        return Node("context_closer")
+    node = Node("context_closer")
     threading.Thread(target=close_the_context_later, daemon=True).start()
-    return Node("context_closer")
+    return node
 
 
 sys.exit(spin_nodes([context_closer], num_threads=2, args=["context_closer"]))
 """
 
 
-def test_spin_ends_when_the_context_shuts_down_between_two_waits(tmp_path: Path) -> None:
-    # The race behind a rare hang on SIGTERM just after start-up, made deterministic.
+@pytest.mark.parametrize("when", ["while a node is created", "between two waits"])
+def test_spin_ends_cleanly_when_the_context_shuts_down(tmp_path: Path, when: str) -> None:
+    # The race behind a rare hang on SIGTERM just after start-up, made deterministic: the
+    # context closes under the executor's waits, or under a node still being created.
     child = subprocess.run(
-        [sys.executable, "-c", CONTEXT_CLOSED_BEHIND_THE_EXECUTOR],
+        [sys.executable, "-c", CONTEXT_CLOSED_BEHIND_THE_EXECUTOR, when],
         capture_output=True, text=True, timeout=30, cwd=tmp_path,
     )
     assert child.returncode == 0, child.stdout + child.stderr
