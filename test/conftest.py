@@ -45,6 +45,12 @@ def pytest_configure(config: pytest.Config) -> None:
         "kernel: runs the compiled kernels cheaply enough to run again as plain Python "
         "(make test repeats them with NUMBA_DISABLE_JIT=1)",
     )
+    config.addinivalue_line(
+        "markers",
+        "alone: keeps every core busy (parallel nodes, compilers, a request storm); make test "
+        "runs these after the rest of test/ros, one at a time, so no timed test shares the "
+        "machine with them",
+    )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

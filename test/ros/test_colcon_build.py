@@ -12,7 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from shared_data import PROJECT_ROOT
+
+pytestmark = pytest.mark.alone
 
 COLCON = Path(sys.executable).parent / "colcon"
 

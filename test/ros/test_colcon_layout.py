@@ -18,6 +18,8 @@ import pytest
 from ros_cli import LongRunning, assert_clean_stop, cli_env, require_cli, ros2
 from shared_data import PROJECT_ROOT
 
+pytestmark = pytest.mark.alone
+
 VENV = Path(sys.prefix).resolve()
 SCRIPTS = sorted(
     e.name for e in metadata.distribution("grid_planner").entry_points

@@ -10,8 +10,11 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from ros_harness import rss_bytes, running
 from shared_data import PROJECT_ROOT
+
+pytestmark = pytest.mark.alone
 
 TUTORIAL_MAP = PROJECT_ROOT / "config" / "maps" / "tutorial_grid.yaml"
 CLIENT = Path(__file__).with_name("storm_client.py")

@@ -5,7 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from signal_matrix import run_matrix, summary
+
+pytestmark = pytest.mark.alone
 
 # Repetitions of each case; the matrix runs this many times over in one concurrent batch. Two
 # keep the whole suite inside CI's 20 minutes on a slow day (three took 104-125 s of it);
