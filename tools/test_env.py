@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 TOOLS = Path(__file__).resolve().parent
@@ -155,8 +156,12 @@ def main(argv: list[str] | None = None) -> int:
         say(f"up to date (stamp {stamp})")
         return 0
     started = time.monotonic()
-    install_ros_cli(venv, shared)
-    build_interfaces(venv, shared, Path("build") / "venv" / "test_env")
+    # The command line (mostly pip, one core) installs while the interfaces build (make -j2):
+    # neither reads what the other writes.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        cli = pool.submit(install_ros_cli, venv, shared)
+        build_interfaces(venv, shared, Path("build") / "venv" / "test_env")
+        cli.result()  # re-raises its failure
     install_python_packages(venv, shared)
     stamp.write_text(key + "\n")
     say(f"ready in {time.monotonic() - started:.0f} s")
