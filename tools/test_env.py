@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     started = time.monotonic()
     # The command line (mostly pip, one core) installs while the interfaces build (make -j2):
-    # neither reads what the other writes.
+    # neither needs anything the other installs.
     with ThreadPoolExecutor(max_workers=1) as pool:
         cli = pool.submit(install_ros_cli, venv, shared)
         build_interfaces(venv, shared, Path("build") / "venv" / "test_env")
