@@ -51,10 +51,10 @@ lint: setup
 
 # test/core (no ROS) runs on two processes. test/ros runs on two processes too, a file on each
 # at a time (each process in a ROS domain of its own; most of these tests wait on DDS and
-# child processes), except the files marked `alone`, which keep every core busy and run after
-# the rest, one at a time. The kernel tests run twice: compiled, then as plain Python
-# (NUMBA_DISABLE_JIT=1), so the code paths that machines without numba take through the
-# kernels are covered too.
+# child processes), except the tests marked `alone` (busy on every core, or timed to a second
+# or less), which run after the rest, one at a time. The kernel tests run twice: compiled,
+# then as plain Python (NUMBA_DISABLE_JIT=1), so the code paths that machines without numba
+# take through the kernels are covered too.
 test: lint test-env
 	GRID_PLANNER_SHARED=$(abspath $(SHARED)) $(BIN)/python -m pytest -q -n 2 --durations=5 test/core
 	$(ROS_ENV) GRID_PLANNER_SHARED=$(abspath $(SHARED)) $(BIN)/python -m pytest -n 2 \

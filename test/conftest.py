@@ -47,9 +47,9 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.addinivalue_line(
         "markers",
-        "alone: keeps every core busy (parallel nodes, compilers, a request storm); make test "
-        "runs these after the rest of test/ros, one at a time, so no timed test shares the "
-        "machine with them",
+        "alone: keeps every core busy (parallel nodes, compilers, a request storm) or holds a "
+        "node to a limit of a second or less; make test runs these after the rest of test/ros, "
+        "one at a time, so that no timed test shares the machine with a busy one",
     )
 
 

@@ -19,6 +19,8 @@ from std_msgs.msg import String
 
 from grid_planner.nodes.executor import NodeExecutor
 
+pytestmark = pytest.mark.alone  # churns at full speed on a 1 us switch interval for 3 s
+
 CHURN_S = 3.0
 
 

@@ -214,6 +214,7 @@ def test_is_path_valid_checks_from_the_pose_nearest_the_robot(nav2) -> None:
                what="the check to start at the pose nearest the robot")
 
 
+@pytest.mark.alone  # cancel and preemption must be answered within 1 s
 def test_cancel_ends_a_search_on_a_4096_map_within_a_second(nav2) -> None:
     big = OccupancyMap(width=BIG, height=BIG, resolution=0.05, data=np.zeros(BIG * BIG))
     nav2.publish_map(big, timeout=120.0)

@@ -19,6 +19,7 @@ from nav2_clients import (
     CLEANUP,
     CONFIGURE,
     DEACTIVATE,
+    MANAGER_BOND_TIMEOUT_S,
     UNCONFIGURED_SHUTDOWN,
     ActionCaller,
     Lifecycle,
@@ -32,7 +33,9 @@ from ros_harness import NodeProcess, ros_client, wait_until
 MANAGED = ["-p", "autostart_node:=false"]
 WAITING = "waiting for lifecycle transitions"
 INACTIVE = "is inactive: a lifecycle manager or `ros2 lifecycle set` activates it"
-BOND_FORMED_WITHIN_S = 1.0
+# nav2_lifecycle_manager gives up on a server whose bond has not formed within half its
+# bond_timeout.
+BOND_FORMED_WITHIN_S = MANAGER_BOND_TIMEOUT_S / 2
 # A lifecycle manager that dies without a word: its bond stops sending heartbeats.
 VANISHING_MANAGER = """
 import sys, time, rclpy
@@ -78,7 +81,9 @@ def form_bond(client, topic: str, bond_id: str) -> tuple[ManagerBond, float]:
     """The manager's bond, made right after activation as nav2_lifecycle_manager does."""
     bond = ManagerBond(client, topic, bond_id)
     formed = bond.formed_within(BOND_FORMED_WITHIN_S)
-    assert formed is not None, f"bond {bond_id} on {topic} not formed within 1 s"
+    assert formed is not None, (
+        f"bond {bond_id} on {topic} not formed within {BOND_FORMED_WITHIN_S} s"
+    )
     return bond, formed
 
 

@@ -92,6 +92,7 @@ def test_korf_4_with_defaults_over_the_service_and_the_action(puzzle) -> None:
     assert list(result.moves) == list(answer.moves)
 
 
+@pytest.mark.alone  # the cancel must be answered within 0.2 s
 def test_feedback_arrives_while_solving_and_cancel_ends_the_goal_at_once(puzzle) -> None:
     _, _, action, _ = puzzle
     goal = long_goal(action)
