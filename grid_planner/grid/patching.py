@@ -20,6 +20,7 @@ import numpy as np
 
 from .components import Region
 from .costs import costmap_raw
+from .kernels import unpadded
 from .layers import CostLayers
 from .occupancy import OccupancyMap
 from .planning_grid import PlanningGrid
@@ -179,8 +180,7 @@ def _prepare_again(
 
     def spliced_padded(old: np.ndarray, new: np.ndarray) -> np.ndarray:
         merged = old.copy()
-        target = merged.reshape(height + 2, width + 2)[1:-1, 1:-1]
-        target[region] = new.reshape(shape[0] + 2, shape[1] + 2)[1:-1, 1:-1][inner]
+        unpadded(merged, width, height)[region] = unpadded(new, shape[1], shape[0])[inner]
         return merged
 
     layers = CostLayers(

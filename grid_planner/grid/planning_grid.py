@@ -30,7 +30,7 @@ from .costs import (
     DEFAULT_INFLATION_RADIUS,
     step_cost_tables,
 )
-from .kernels import LETHAL_KEY, SearchBuffers, decode_keys, free_key
+from .kernels import LETHAL_KEY, SearchBuffers, decode_keys, free_key, unpadded
 from .layers import CostLayers, cost_layers
 from .occupancy import OccupancyMap
 from .sweep import SweepMasks, sweep_masks
@@ -200,15 +200,14 @@ class PlanningGrid(CellGraph):
         """The clearance of each cell (int32, see `cell_graph`): `padded_keys` without their
         border, decoded."""
         return self._derived_array("clearance", lambda: decode_keys(
-            self.padded_keys.reshape(self.height + 2, self.width + 2)[1:-1, 1:-1]
+            unpadded(self.padded_keys, self.width, self.height)
         ).reshape(-1))
 
     @property
     def lethal_mask(self) -> np.ndarray:
         """The lethal cells (never entered)."""
         return self._derived_array("lethal_mask", lambda: (
-            self.padded_keys.reshape(self.height + 2, self.width + 2)[1:-1, 1:-1]
-            == LETHAL_KEY).reshape(-1))
+            unpadded(self.padded_keys, self.width, self.height) == LETHAL_KEY).reshape(-1))
 
     @property
     def inflated_mask(self) -> np.ndarray:

@@ -21,6 +21,7 @@ from .keys import (
     key_dtype,
     pad_keys,
     padded_keys_of,
+    unpadded,
 )
 from .layout import CLOSED, GENERATION_STEP, MAX_BASE, from_padded, to_padded
 from .run import CHUNK_EXPANSIONS, FAMILIES, KernelOutcome, run_search
@@ -46,4 +47,5 @@ __all__ = [
     "run_search",
     "to_padded",
     "trace_path",
+    "unpadded",
 ]

@@ -66,6 +66,12 @@ def pad_keys(keys: np.ndarray, width: int, height: int) -> np.ndarray:
     return padded
 
 
+def unpadded(padded: np.ndarray, width: int, height: int) -> np.ndarray:
+    """The map's cells of a flat padded array (`pad_keys`' layout), as a (height, width) view
+    without the border: no copy, so writing to it writes the padded array."""
+    return padded.reshape(height + 2, width + 2)[1:-1, 1:-1]
+
+
 def padded_keys_of(clearance: np.ndarray, width: int, height: int) -> np.ndarray:
     """The padded keys of the flat map `clearance` (int32), in the smallest dtype they fit."""
     clearance = np.asarray(clearance)
