@@ -24,10 +24,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ros_domains import SCENARIO_DOMAINS, claim_domain
+from ros_harness import STOP_DEADLINE
 from shared_data import shared_dir, unavailable
-
-# What a node prints when its teardown hung and its deadline ended it.
-STOP_DEADLINE = "the stop has not finished after"
 
 # What must import for `ros2 launch`, `ros2 run` and the verbs the tests use.
 CLI_MODULES = "ros2cli, ros2launch.api, launch_ros.actions, ros2run, ros2param, ros2topic"

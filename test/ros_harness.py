@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 import uuid
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +20,10 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 
 BIN_DIR = Path(sys.executable).parent
+# What a node prints when its teardown hung and its deadline ended it (exit 0).
+STOP_DEADLINE = "the stop has not finished after"
+# What faulthandler prints when it ends a process whose Python threads could not run (exit 1).
+HARD_LIMIT = "Timeout (0:"
 
 
 class NodeProcess:
@@ -56,7 +61,11 @@ class NodeProcess:
         raise AssertionError(f"{text!r} not printed within {timeout} s:\n{self.output()}")
 
     def stop(self, sig: int = signal.SIGINT, timeout: float = 15.0) -> int:
-        """Send `sig`, wait for the exit and return the exit code (kills after `timeout`)."""
+        """Send `sig`, wait for the exit and return the exit code (kills after `timeout`).
+
+        Fails when faulthandler ended the process (a stop that hung with the interpreter's
+        lock held); warns, with the stacks, when the stop deadline ended it.
+        """
         if self.process.poll() is None:
             self.process.send_signal(sig)
             try:
@@ -65,6 +74,11 @@ class NodeProcess:
                 self.process.kill()
                 self.process.wait()
         self._log.close()
+        text = self.output()
+        # Ended by faulthandler, a process exits 1: the code a refused configuration gives too.
+        assert HARD_LIMIT not in text, f"a hung stop was ended by faulthandler:\n{text}"
+        if STOP_DEADLINE in text:
+            warnings.warn(f"a teardown was ended by its deadline:\n{text}", stacklevel=2)
         return self.process.returncode
 
 
