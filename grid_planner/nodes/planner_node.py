@@ -66,6 +66,7 @@ from grid_planner.nodes.planning_map import (
 from grid_planner.nodes.pose_inputs import PoseInputs
 from grid_planner.nodes.qos import COMMAND_QOS, LATCHED_POSE_QOS, MAP_QOS, PLAN_QOS, SERVICE_QOS
 from grid_planner.nodes.replanning import GoalReplanner
+from grid_planner.nodes.warm_notice import warm_with_notice
 from grid_planner.nodes.wire.cdr import ComputePathAnswer, PathArrays
 from grid_planner.nodes.wire.prebuilt import probe
 from grid_planner.search.result import Budget
@@ -110,7 +111,7 @@ class PlannerNode(ManagedNode):
     def configure_resources(self) -> None:
         """Warm the kernels, read the planner blocks, make every subscription, publisher,
         service and action (they refuse requests until activation)."""
-        self._warm_seconds = warm_up()
+        self._warm_seconds = warm_with_notice(warm_up, self.get_logger(), "search kernels")
         self._planners = configure_planners(self, self._rules)
         warn_unknown_keys(self, self._planners, self._warned_keys)
         self._poses.open()

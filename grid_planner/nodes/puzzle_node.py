@@ -22,6 +22,7 @@ from grid_planner.nodes.parameters import at_least, declare_validated, one_of
 from grid_planner.nodes.paths import install_source
 from grid_planner.nodes.puzzle_action import fill_answer, serve_solve_action
 from grid_planner.nodes.qos import SERVICE_QOS
+from grid_planner.nodes.warm_notice import warm_with_notice
 from grid_planner.puzzle import (
     AUTO,
     HEURISTICS,
@@ -138,7 +139,7 @@ class PuzzleNode(ManagedNode):
 
     def configure_resources(self) -> None:
         """Warm the IDA* kernel, make the service and action, start preparing the tables."""
-        self._warm_seconds = warm_up()
+        self._warm_seconds = warm_with_notice(warm_up, self.get_logger(), "IDA* kernel")
         self._service = self.keep(self.create_service(
             SolvePuzzle, "solve_puzzle", self._on_solve, qos_profile=SERVICE_QOS,
             callback_group=ReentrantCallbackGroup(),

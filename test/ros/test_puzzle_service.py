@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 
@@ -212,3 +213,26 @@ def test_puzzle_node_refuses_a_bad_parameter_file_value(tmp_path: Path) -> None:
     proc.process.wait(30)
     assert proc.stop() == 1
     assert "default_heuristic='nope' must be one of" in proc.output()
+
+
+def test_a_cold_kernel_cache_is_announced_while_it_compiles(tmp_path: Path, monkeypatch) -> None:
+    """With numba's cache empty the IDA* kernel compiles at configure: the node says so when
+    its warm-up outlasts the notice's delay, and is silent when it is shorter (the second
+    start, which loads what the first one compiled)."""
+    from grid_planner.nodes.warm_notice import NOTICE_AFTER_S
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba_cache"))
+    args = ["--ros-args", "-r", "__node:=cold_cache_solver"]
+    warm_ups = []
+    for _start in ("cold", "cached"):
+        with running("puzzle_node", args, tmp_path) as proc:
+            pass
+        text = proc.output()
+        seconds = int(re.search(r"IDA\* kernel warm-up (\d+) ms", text)[1]) / 1000
+        said = "compiling the IDA* kernel into numba's cache, once after an install" in text
+        if seconds > NOTICE_AFTER_S + 0.2:
+            assert said, text
+        elif seconds < NOTICE_AFTER_S - 0.2:
+            assert not said, text
+        warm_ups.append(seconds)
+    assert warm_ups[1] < warm_ups[0] / 2, warm_ups

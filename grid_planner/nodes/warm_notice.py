@@ -1,0 +1,40 @@
+"""The kernels' warm-up at configure, with a word to the user when it is a real compile.
+
+Loading the compiled kernels from numba's cache takes under a second; compiling them (the
+first start after an install or an upgrade, e.g. a fresh colcon build) takes tens of seconds,
+during which configure does not answer. Whoever waits on it (a Nav2 lifecycle manager, a
+terminal) then reads why, instead of a silent minute.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Protocol
+
+# A warm-up still running after this long is compiling, not loading from the cache.
+NOTICE_AFTER_S = 2.0
+
+
+class InfoLogger(Protocol):
+    """What the notice needs of a logger (an rclpy logger has it)."""
+
+    def info(self, message: str) -> object:
+        """Log `message` at INFO."""
+
+
+def warm_with_notice(
+    warm: Callable[[], float], logger: InfoLogger, what: str, after: float = NOTICE_AFTER_S
+) -> float:
+    """Run `warm` (a `warm_up`; returns its seconds) and, if it is still running after
+    `after` seconds, log once that `what` is being compiled into numba's cache."""
+    timer = threading.Timer(after, lambda: logger.info(
+        f"compiling the {what} into numba's cache, once after an install or an upgrade: "
+        "configure answers when it is done; later starts load the compiled code from there"
+    ))
+    timer.daemon = True
+    timer.start()
+    try:
+        return warm()
+    finally:
+        timer.cancel()
