@@ -82,10 +82,10 @@ class Lifecycle:
         self._change = client.node.create_client(ChangeState, f"{node}/change_state")
         self._get = client.node.create_client(GetState, f"{node}/get_state")
 
-    def change(self, transition: int) -> bool:
-        """Request a transition; whether it succeeded."""
+    def change(self, transition: int, timeout: float = 60.0) -> bool:
+        """Request a transition; whether it succeeded (fails unanswered after `timeout`)."""
         request = ChangeState.Request(transition=Transition(id=transition))
-        return self._client.call(self._change, request, timeout=60.0).success
+        return self._client.call(self._change, request, timeout=timeout).success
 
     def state(self) -> str:
         """The node's current state label."""

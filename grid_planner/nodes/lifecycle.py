@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
 from rclpy.lifecycle.publisher import LifecyclePublisher
 from rclpy.service import Service
@@ -70,6 +71,37 @@ class ManagedNode(LifecycleNode):
         self._bond_missing_said = False
         self._failure = ""
         self._kept: list[object] = []
+        self._answer_invalid_transitions()
+
+    def _answer_invalid_transitions(self) -> None:
+        """Answer false to a change_state request whose transition the current state lacks.
+
+        rclpy's service raises when rcl refuses such a transition (activate while
+        unconfigured, configure while active), so the caller (nav2_lifecycle_manager sends raw
+        ChangeState requests) never gets an answer; an rclcpp node logs an error and answers
+        false, and so does this one.
+        """
+        service = getattr(self, "_service_change_state", None)
+        if service is None:
+            return
+        change_state = service.callback
+
+        def answered(request, response):
+            try:
+                return change_state(request, response)
+            except _rclpy.RCLError:
+                transitions = ", ".join(
+                    f"{label} ({number})"
+                    for number, label, *_ in self._state_machine.available_transitions
+                )
+                self.get_logger().error(
+                    f"change_state refused: transition {request.transition.id} cannot start "
+                    f"in state '{self.lifecycle_state}' (its transitions: {transitions})"
+                )
+                response.success = False
+                return response
+
+        service.callback = answered
 
     # --- what subclasses provide ----------------------------------------------------------------
 

@@ -213,6 +213,35 @@ def test_puzzle_node_is_a_lifecycle_node_too(tmp_path: Path) -> None:
         assert_clean_exit(proc, signal.SIGTERM)  # from inactive
 
 
+def test_a_transition_the_state_lacks_is_answered_false_and_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    """rclpy alone leaves such a request unanswered (its service raises); rclcpp answers
+    false, and a manager that sent it must not wait forever."""
+    proc = NodeProcess("planner_node", ["--ros-args", "-r", "__ns:=/badtr", *MANAGED], tmp_path)
+    try:
+        proc.wait_for_output(WAITING)
+        with ros_client("manager") as client:
+            lifecycle = Lifecycle(client, "/badtr/grid_planner")
+            for state, lacking, onwards in (
+                ("unconfigured", (ACTIVATE, DEACTIVATE, CLEANUP), CONFIGURE),
+                ("inactive", (CONFIGURE, DEACTIVATE), ACTIVATE),
+                ("active", (CONFIGURE, ACTIVATE, CLEANUP), DEACTIVATE),
+            ):
+                for transition in lacking:
+                    assert lifecycle.change(transition, timeout=10.0) is False
+                    assert lifecycle.state() == state
+                assert lifecycle.change(onwards)
+            assert lifecycle.state() == "inactive"
+        output = proc.output()
+        assert ("change_state refused: transition 3 cannot start in state 'unconfigured' "
+                "(its transitions: configure (1), shutdown (5))") in output, output
+        assert output.count("change_state refused") == 8, output
+        assert "a callback failed" not in output, output
+    finally:
+        assert_clean_exit(proc)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_stop_while_unconfigured_is_clean(tmp_path: Path, sig: int) -> None:
     proc = NodeProcess("planner_node", ["--ros-args", "-r", "__ns:=/unconf", *MANAGED], tmp_path)
