@@ -16,6 +16,7 @@ with these differences, by design:
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -260,7 +261,7 @@ class PathActions:
             result.path = path_message(answer.path)
             self._node.publish_plan(answer.path)
             frequency = self._node.get_parameter("expected_planner_frequency").value
-            if frequency > 0.0 and elapsed > 1.0 / frequency:
+            if 0.0 < frequency < math.inf and elapsed > 1.0 / frequency:
                 self._node.get_logger().warning(
                     f"planning took {elapsed:.3f} s, longer than the period of "
                     f"expected_planner_frequency {frequency:g} Hz"

@@ -26,7 +26,7 @@ from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
-from grid_planner.nodes.parameters import Rule, at_least
+from grid_planner.nodes.parameters import Rule, at_least, in_range
 
 OUR_PLUGIN = "grid_planner::GridPlanner"
 DEFAULT_PLANNER_IDS = ["GridBased"]
@@ -44,25 +44,32 @@ SERVER_PARAMETERS: dict[str, tuple[object, str, Rule | None]] = {
     "planner_plugins": (DEFAULT_PLANNER_IDS, "planner ids an action's planner_id may name "
                         "(read at configure, with each id's block <id>.*)", planner_ids),
     "expected_planner_frequency": (1.0, "Hz; an action plan slower than its period logs a WARN "
-                                   "(<= 0: no warning)", None),
+                                   "(<= 0 or infinite: no warning)", None),
     "costmap_update_timeout": (1.0, "s an action waits for a first map before it fails with "
                                "TIMEOUT", at_least(0.0)),
+    # The action server holds it in int64 nanoseconds: past about 292 years it overflows.
     "action_server_result_timeout": (10.0, "s the actions keep a finished goal's result (read "
-                                     "at configure)", at_least(0.0)),
+                                     "at configure)", in_range(0.0, 1e9)),
 }
 
 
 @dataclass(frozen=True)
 class BlockKey:
-    """A planner block key: the flat parameter it sets, and how its value becomes that one's."""
+    """A planner block key: the flat parameter it sets, and how its value becomes that one's.
+
+    `kind` is the type the key itself must have where its conversion would hide it (NavFn's
+    `use_astar` is a bool: any string would convert to an algorithm name).
+    """
 
     flat: str
     convert: Callable[[object], object] = lambda value: value
+    kind: Parameter.Type | None = None
 
 
 BLOCK_KEYS: dict[str, BlockKey] = {
     "algorithm": BlockKey("algorithm"),
-    "use_astar": BlockKey("algorithm", lambda on: "astar" if on else "dijkstra"),
+    "use_astar": BlockKey("algorithm", lambda on: "astar" if on else "dijkstra",
+                          Parameter.Type.BOOL),
     "tolerance": BlockKey("goal_tolerance"),
     "allow_unknown": BlockKey("allow_unknown"),
     "max_planning_time": BlockKey("max_planning_time"),
@@ -232,26 +239,37 @@ def block_rule(rules: Mapping[str, Rule]) -> Callable[[list[Parameter]], SetPara
     return validate
 
 
-def _declare_block_key(node: Node, name: str, value: object, flat: str) -> None:
-    """Declare `name` (an int in the file where the flat parameter is a double is a double)."""
+def _as_flat_type(node: Node, value: object, flat: str) -> object:
+    """`value` from the file, an int made a double where the flat parameter is a double."""
     double = node.get_parameter(flat).type_ == Parameter.Type.DOUBLE
     if double and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
-    node.declare_parameter(
-        name, value, ParameterDescriptor(description=f"sets {flat} for this planner's goals"),
-        ignore_override=True,
-    )
+        return float(value)
+    return value
+
+
+def _refuse_bad_value(node: Node, name: str, entry: BlockKey, rule: Rule | None,
+                      value: object) -> None:
+    """Raise ValueError naming `name` when `value` breaks the flat parameter's rule or type."""
+    reason = rule(entry.convert(value)) if rule is not None else None
+    if reason is None:
+        reason = _type_mismatch(node, entry, value)
+    if reason is not None:
+        raise ValueError(f"parameter {name}={value!r} {reason}")
 
 
 def _type_mismatch(node: Node, entry: BlockKey, value: object) -> str | None:
     """Why a block value cannot set its flat parameter's type, if it cannot: a block key takes
     its type from the file, so `max_iterations: 2.5` or `do_refinement: 1` would otherwise
     reach the planner and fail every goal."""
-    wanted = node.get_parameter(entry.flat).type_
-    given = Parameter.Type.from_parameter_value(entry.convert(value))
+    if entry.kind is not None:
+        wanted, given, why = entry.kind, Parameter.Type.from_parameter_value(value), ""
+    else:
+        wanted = node.get_parameter(entry.flat).type_
+        given = Parameter.Type.from_parameter_value(entry.convert(value))
+        why = f", as {entry.flat} is"
     if given == wanted:
         return None
-    return f"must be {_TYPE_WORDS.get(wanted, wanted.name.lower())}, as {entry.flat} is"
+    return f"must be {_TYPE_WORDS.get(wanted, wanted.name.lower())}{why}"
 
 
 _TYPE_WORDS = {Parameter.Type.BOOL: "true or false", Parameter.Type.INTEGER: "an integer",
@@ -287,16 +305,18 @@ def configure_planners(node: Node, rules: Mapping[str, Rule]) -> PlannerTable:
             if not node.has_parameter(entry.flat):
                 node.get_logger().debug(f"{name} accepted: no {entry.flat} parameter here")
                 continue
-            if not node.has_parameter(name):
-                value = overrides[name].value if given else kind.defaults[key]
-                _declare_block_key(node, name, value, entry.flat)
             rule = rules.get(entry.flat)
-            value = node.get_parameter(name).value
-            reason = rule(entry.convert(value)) if rule is not None else None
-            if reason is None:
-                reason = _type_mismatch(node, entry, value)
-            if reason is not None:
-                raise ValueError(f"parameter {name}={value!r} {reason}")
+            if not node.has_parameter(name):
+                value = _as_flat_type(
+                    node, overrides[name].value if given else kind.defaults[key], entry.flat
+                )
+                # Checked before the declaration, whose own check would raise rclpy's
+                # exception instead of this reason.
+                _refuse_bad_value(node, name, entry, rule, value)
+                node.declare_parameter(name, value, ParameterDescriptor(
+                    description=f"sets {entry.flat} for this planner's goals"
+                ), ignore_override=True)
+            _refuse_bad_value(node, name, entry, rule, node.get_parameter(name).value)
             keys.append(key)
             if given:
                 explicit.add(key)

@@ -279,7 +279,8 @@ class PlannerNode(ManagedNode):
         self, request: GetPlan.Request, _response: GetPlan.Response
     ) -> GetPlan.Response:
         from_current = request.start.header.frame_id == ""
-        tolerance = request.tolerance if request.tolerance > 0.0 else -1.0
+        # 0 (GetPlan's default) or less: the node's goal_tolerance; NaN is refused later.
+        tolerance = -1.0 if request.tolerance <= 0.0 else request.tolerance
         query = PlanQuery(
             goal=request.goal, start=None if from_current else request.start, tolerance=tolerance
         )
@@ -380,7 +381,7 @@ class PlannerNode(ManagedNode):
         if grid is None:
             raise QueryError(Codes.NO_MAP, "the map was released")
         grids.append(grid)
-        tolerance = query.tolerance if query.tolerance >= 0.0 else value("goal_tolerance")
+        tolerance = value("goal_tolerance") if query.tolerance < 0.0 else query.tolerance
         if not math.isfinite(tolerance):
             raise QueryError(Codes.INVALID_POSE, f"tolerance must be finite, got {tolerance}")
         budget = Budget.from_timeout(

@@ -131,6 +131,15 @@ def test_jazzys_default_block_loads_into_planner_server(tmp_path: Path) -> None:
         assert parameters.get("GridBased.tolerance") == [0.0]
         assert parameters.set("GridBased.tolerance", 0.5) == (True, "")
         assert plan().status == GoalStatus.STATUS_SUCCEEDED
+        # An infinite frequency means no period, as in planner_server (1 / inf = 0: no check).
+        assert parameters.set("expected_planner_frequency", math.inf) == (True, "")
+        assert plan().status == GoalStatus.STATUS_SUCCEEDED
+        assert "longer than the period" not in proc.output()
+        # Held in int64 nanoseconds by the action server: 1e10 s would overflow at configure.
+        assert parameters.set("action_server_result_timeout", 1e10) == (
+            False, "action_server_result_timeout=10000000000.0 refused: must be a finite "
+            "number in [0.0, 1000000000.0]"
+        )
 
 
 @pytest.mark.parametrize("planner_id", ["", "GridBased", "Bfs"])
@@ -189,13 +198,19 @@ def test_a_smac_2d_block_gets_smacs_defaults_and_its_keys_quietly(smac_server) -
 
 
 @pytest.mark.parametrize(
-    ("key", "value", "reason"),
-    [("smoother.refinement_num", "2.5", "must be an integer, as smoother.refinement_num is"),
-     ("smoother.max_iterations", "1000.0", "must be an integer, as smoother.max_iterations is"),
-     ("smoother.do_refinement", "1", "must be true or false, as smoother.do_refinement is")],
+    ("key", "value", "refusal"),
+    [("smoother.refinement_num", "2.5",
+      "smoother.refinement_num=2.5 must be an integer, as smoother.refinement_num is"),
+     ("smoother.max_iterations", "1000.0",
+      "smoother.max_iterations=1000.0 must be an integer, as smoother.max_iterations is"),
+     ("smoother.do_refinement", "1",
+      "smoother.do_refinement=1 must be true or false, as smoother.do_refinement is"),
+     # A string converts to an algorithm name: only the key's own type catches it.
+     ("use_astar", '"false"', "use_astar='false' must be true or false"),
+     ("tolerance", "-1.0", "tolerance=-1.0 must be a finite number >= 0.0")],
 )
-def test_a_block_value_of_the_wrong_type_fails_configure_with_the_reason(
-    tmp_path: Path, key: str, value: str, reason: str
+def test_a_bad_block_value_fails_configure_with_the_reason(
+    tmp_path: Path, key: str, value: str, refusal: str
 ) -> None:
     from ros_harness import NodeProcess
 
@@ -207,4 +222,6 @@ def test_a_block_value_of_the_wrong_type_fails_configure_with_the_reason(
     proc = NodeProcess("planner_node", args, tmp_path)
     proc.process.wait(60)
     assert proc.stop() == 1
-    assert f"parameter GridBased.{key}={value} {reason}" in proc.output()
+    output = proc.output()
+    assert f"parameter GridBased.{refusal}" in output, output
+    assert "Exception" not in output, output

@@ -132,6 +132,17 @@ def test_non_finite_poses_are_invalid_pose(planner, bad, role) -> None:
     assert answer.error_msg.startswith(f"{role} pose is not finite")
 
 
+@pytest.mark.parametrize("tolerance", [math.nan, math.inf])
+def test_a_non_finite_tolerance_is_invalid_pose(planner, tolerance: float) -> None:
+    """NaN too: it is not negative, so it must not fall back to goal_tolerance."""
+    planner.publish_map(TUTORIAL)
+    answer = planner.request(centre(TUTORIAL, (9, 0)), start=centre(TUTORIAL, (0, 7)),
+                             tolerance=tolerance)
+    assert (answer.error_code, answer.error_msg) == (
+        Codes.INVALID_POSE, f"tolerance must be finite, got {tolerance}"
+    )
+
+
 def test_pose_in_another_frame_is_tf_error(planner) -> None:
     planner.publish_map(TUTORIAL)
     answer = planner.request(pose(1.5, 1.5, frame="odom"), start=centre(TUTORIAL, (0, 7)))
