@@ -23,6 +23,7 @@ from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.action.server import ServerGoalHandle
 from rclpy.callback_groups import ReentrantCallbackGroup
 
+from grid_planner.nodes.qos import SERVICE_QOS
 from grid_planner.puzzle import PuzzleOutcome, PuzzleStatus, SolveProgress
 from grid_planner.puzzle.tables import running_builds
 
@@ -59,10 +60,15 @@ class SolveAction:
         self._node = node
         self._lock = threading.Lock()
         self._cancels: dict[bytes, threading.Event] = {}
+        # Its services keep every request, like the solve service: with rclpy's default
+        # (the last 10) a burst of goals lost the older ones unanswered instead of queueing
+        # them or answering BUSY.
         self._server = ActionServer(
             node, SolvePuzzle, "solve_puzzle", execute_callback=self._execute,
             goal_callback=self._on_goal,
             cancel_callback=self._on_cancel, callback_group=ReentrantCallbackGroup(),
+            goal_service_qos_profile=SERVICE_QOS, result_service_qos_profile=SERVICE_QOS,
+            cancel_service_qos_profile=SERVICE_QOS,
         )
 
     def destroy(self) -> None:

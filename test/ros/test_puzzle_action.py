@@ -160,6 +160,40 @@ def test_goals_beyond_the_lane_limits_end_busy_and_a_queued_goal_can_be_cancelle
     assert running_goal.wait().status == Result.CANCELED
 
 
+def test_a_burst_of_goals_is_answered_every_one(puzzle) -> None:
+    """Twenty goals sent at once: each gets its goal response (none lost in the server's
+    request queue), one runs, one waits, the other eighteen end BUSY at once."""
+    client, _, _, _ = puzzle
+    burst = ActionClient(client.node, SolveAction, "/pa/solve_puzzle",
+                         goal_service_qos_profile=SERVICE_QOS,
+                         result_service_qos_profile=SERVICE_QOS,
+                         cancel_service_qos_profile=SERVICE_QOS)
+    try:
+        assert burst.wait_for_server(timeout_sec=30.0)
+        Goal(burst, board=EASY_8).wait()  # matched both ways before the burst
+        board = to_blank_last(korf_instances()[60][0])
+        sent = [burst.send_goal_async(SolveAction.Goal(
+            board=board, algorithm="idastar", heuristic="manhattan", timeout=60.0))
+            for _ in range(20)]
+        wait_until(lambda: all(future.done() for future in sent), 60.0,
+                   f"goal responses ({sum(f.done() for f in sent)} of 20 so far)")
+        handles = [future.result() for future in sent]
+        assert all(handle.accepted for handle in handles)
+        results = [handle.get_result_async() for handle in handles]
+        wait_until(lambda: sum(future.done() for future in results) == 18, 60.0,
+                   "eighteen goals to end BUSY")
+        ended = [future.result().result for future in results if future.done()]
+        assert {(result.status, result.message) for result in ended} == {(
+            Result.BUSY, "busy: 1 running and 1 waiting requests, the limits of "
+            "max_concurrent_solves, max_queued_solves; try again later",
+        )}
+        for handle in handles:
+            handle.cancel_goal_async()
+        wait_until(lambda: all(future.done() for future in results), 30.0, "the cancels")
+    finally:
+        burst.destroy()
+
+
 @pytest.mark.parametrize(
     "fields",
     [
