@@ -31,6 +31,7 @@ def _solution_text(outcome: PuzzleOutcome) -> str:
         quality = "not guaranteed to be the shortest"
     lines = [
         f"{name}: solved in {outcome.length} moves ({quality})",
+        *([f"note: {outcome.fallback}"] if outcome.fallback else []),
         f"moves of the blank: {' '.join(outcome.moves) if outcome.moves else '(none)'}",
         "",
     ]

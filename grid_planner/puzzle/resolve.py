@@ -115,7 +115,11 @@ def _resolve(name: str, goal: bytes, setup: Setup | None) -> ResolvedHeuristic:
     if name in CLASSIC_HEURISTICS:
         return ResolvedHeuristic(name, name, goal)
     if side <= EXACT_MAX_SIDE:
-        return ResolvedHeuristic(name, "table", goal, table=exact_table(goal, setup))
+        note = "" if name == "table" else (
+            f"the exact table serves {side}x{side} boards (pattern databases are for 4x4): "
+            "used table"
+        )
+        return ResolvedHeuristic(name, "table", goal, table=exact_table(goal, setup), note=note)
     if name == "table":
         return ResolvedHeuristic(
             name, "linear_conflict", goal,

@@ -135,8 +135,9 @@ class PuzzleOutcome:
     `moves` are the blank's moves from `board` to `goal`; `planning_time` is the search
     alone (0 when no search ran), `setup_time` the seconds spent getting its heuristic table
     ready before it (built, loaded, or waited for). `algorithm` and `heuristic` are what ran;
-    `auto` names those that `auto` chose. `result` is the underlying SearchResult (None when
-    the request was refused or the board is unsolvable); `backend` what ran it.
+    `auto` names those that `auto` chose; `fallback` says why the heuristic that ran is not
+    the one asked for ("" when it is). `result` is the underlying SearchResult (None when the
+    request was refused or the board is unsolvable); `backend` what ran it.
     """
 
     status: PuzzleStatus
@@ -151,6 +152,7 @@ class PuzzleOutcome:
     backend: str = ""
     setup_time: float = 0.0
     auto: tuple[str, ...] = ()
+    fallback: str = ""
 
     @property
     def success(self) -> bool:
@@ -218,6 +220,7 @@ class PuzzleOutcome:
             "nodes_held": self.nodes_held,
             "setup_time": self.setup_time,
             "auto": list(self.auto),
+            "fallback": self.fallback,
             "moves": list(self.moves),
             "board": list(self.board),
             "goal": list(self.goal),
@@ -348,6 +351,9 @@ def solve(
         progress.phase = "done"
         return outcome
     outcome.setup_time = progress.setup_time = time.monotonic() - began
+    if heuristic:
+        outcome.heuristic = resolved.kind  # what runs, where a table is missing
+        outcome.fallback = f"{heuristic}: {resolved.note}" if resolved.note else ""
     budget = _after_setup(budget, outcome.setup_time)
     if budget is not None:
         budget = dataclasses.replace(budget, progress=progress.search)
@@ -358,11 +364,13 @@ def solve(
     )
     progress.phase = "done"
     outcome.result = result
+    chose = " with ".join(name for name, part in ((algorithm, "algorithm"),
+                                                  (outcome.heuristic, "heuristic"))
+                          if part in outcome.auto)
     notes = "".join(
         f"; {text}" for text in (
-            f"{heuristic}: {resolved.note}" if heuristic and resolved.note else "",
-            f"auto chose {algorithm}" + (f" with {heuristic}" if heuristic else "")
-            if outcome.auto else "",
+            outcome.fallback,
+            f"auto chose {chose}" if chose else "",
             f"setup {outcome.setup_time:.2f} s (tables ready, not counted in the timeout)"
             if outcome.setup_time >= _NOTABLE_SETUP_S else "",
         ) if text

@@ -46,6 +46,16 @@ def test_puzzle_prints_moves_and_every_board(capsys):
     assert "length 2" in out and "optimal yes" in out
 
 
+def test_puzzle_names_the_heuristic_that_ran_and_why(capsys):
+    code, out, _ = run(capsys, "puzzle", EASY_BOARD, "--algorithm", "astar", "--heuristic", "pdb")
+    assert code == 0
+    assert out.splitlines()[:2] == [
+        "astar with table: solved in 2 moves (optimal: no shorter solution exists)",
+        "note: pdb: the exact table serves 3x3 boards (pattern databases are for 4x4): used "
+        "table",
+    ]
+
+
 def test_puzzle_31_move_board_with_idastar_and_linear_conflict(capsys):
     code, report, _ = run_json(
         capsys, "puzzle", HARD_8_PUZZLE, "--algorithm", "idastar", "--heuristic", "linear_conflict"

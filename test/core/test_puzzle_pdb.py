@@ -310,10 +310,17 @@ def test_table_and_pdb_are_heuristic_names():
 
 def test_pdb_without_a_database_falls_back_to_linear_conflict_and_says_so():
     board = random_walk((*range(1, 25), 0), 12, random.Random(2))
-    outcome = solve(board, algorithm="idastar", heuristic="pdb")
+    outcome = solve(board, algorithm="auto", heuristic="pdb")
     assert outcome.status is PuzzleStatus.SOLVED and outcome.optimal
-    assert "pdb: no pattern database for 5x5 goals" in outcome.message
-    assert "used linear_conflict" in outcome.message
+    # The answer names what ran; the fallback says why, and auto chose only the algorithm.
+    assert (outcome.algorithm, outcome.heuristic, outcome.auto) == (
+        "idastar", "linear_conflict", ("algorithm",)
+    )
+    assert outcome.fallback == (
+        "pdb: no pattern database for 5x5 goals (4x4 only): used linear_conflict"
+    )
+    assert outcome.message.endswith(f"; {outcome.fallback}; auto chose idastar")
+    assert outcome.to_dict()["fallback"] == outcome.fallback
     middle_blank = (1, 2, 3, 4, 5, 0, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
     resolved = resolve_heuristic("pdb", bytes(middle_blank))
     assert resolved.kind == "linear_conflict" and "row 1, column 1" in resolved.note
@@ -322,6 +329,19 @@ def test_pdb_without_a_database_falls_back_to_linear_conflict_and_says_so():
     assert outcome.success and "used linear_conflict" in outcome.message
     outcome = solve(board, middle_blank, "idastar", "table")
     assert outcome.success and "no exact table for 4x4" in outcome.message
+    assert outcome.heuristic == "linear_conflict"
+
+
+def test_pdb_on_a_3x3_board_runs_the_exact_table_and_says_so():
+    outcome = solve((1, 2, 3, 4, 0, 6, 7, 5, 8), None, "astar", "pdb")
+    assert (outcome.status, outcome.heuristic, outcome.moves) == (
+        PuzzleStatus.SOLVED, "table", ["Down", "Right"]
+    )
+    assert outcome.fallback == (
+        "pdb: the exact table serves 3x3 boards (pattern databases are for 4x4): used table"
+    )
+    asked = solve((1, 2, 3, 4, 0, 6, 7, 5, 8), None, "astar", "table")
+    assert (asked.heuristic, asked.fallback) == ("table", "")
 
 
 def test_prepare_builds_once_and_reports_seconds(cache):
