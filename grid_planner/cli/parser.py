@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import math
 import textwrap
 
@@ -224,6 +225,14 @@ def _add_map_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _version() -> str:
+    """The installed package's version ("unknown" when run from a checkout not installed)."""
+    try:
+        return importlib.metadata.version("grid_planner")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of `grid-planner` and its subcommands plan, puzzle, compare and
     animate."""
@@ -236,6 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="exit codes: 0 success, 1 no path / unsolvable / limit reached, 2 bad input",
         formatter_class=_Formatter,
     )
+    parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     plan_parser = commands.add_parser(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 
 import numpy as np
@@ -201,6 +202,12 @@ def test_help_exits_0_and_lists_every_grid_algorithm(capsys):
     assert code == 0
     for name in domain_algorithms(GRID):
         assert name in out
+
+
+def test_version_prints_the_packages_version(capsys):
+    code, out, _ = run(capsys, "--version")
+    version = re.search(r'version="([^"]+)"', (PROJECT_ROOT / "setup.py").read_text())[1]
+    assert (code, out) == (0, f"grid-planner {version}\n")
 
 
 # --- PNG to grid --------------------------------------------------------------------------------

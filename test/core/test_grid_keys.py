@@ -33,6 +33,16 @@ def test_keys_take_the_smallest_dtype_whose_free_key_lies_above_every_clearance(
     assert key_dtype(deepest) is dtype
 
 
+def test_a_radius_beyond_every_key_names_the_parameters_and_the_limit():
+    assert key_dtype(2**32 - 2) is np.uint32
+    with pytest.raises(ValueError) as refused:
+        key_dtype(2**32 - 1)
+    assert str(refused.value) == (
+        "robot_radius and inflation_radius reach 65,536 cells at this map's resolution; a grid "
+        "holds clearances of at most 65,535 cells"
+    )
+
+
 @given(st.sampled_from((np.uint8, np.uint16, np.uint32)), st.data())
 @settings(max_examples=60, deadline=None)
 def test_keys_keep_the_order_of_the_clearances_and_decode_to_them(dtype, data):

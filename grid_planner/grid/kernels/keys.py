@@ -13,6 +13,8 @@ on its first use.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 FREE_CLEARANCE = np.int32(np.iinfo(np.int32).max)
@@ -27,7 +29,12 @@ def key_dtype(deepest: int) -> type[np.unsignedinteger]:
     for dtype in KEY_DTYPES:
         if deepest < np.iinfo(dtype).max:
             return dtype
-    raise ValueError(f"a clearance of {deepest} cells^2 is deeper than any key holds")
+    widest = math.isqrt(int(np.iinfo(KEY_DTYPES[-1]).max) - 1)
+    reach = math.isqrt(deepest - 1) + 1  # cells, rounded up
+    raise ValueError(
+        f"robot_radius and inflation_radius reach {reach:,} cells at this map's resolution; "
+        f"a grid holds clearances of at most {widest:,} cells"
+    )
 
 
 def free_key(dtype: type[np.unsignedinteger]) -> int:
