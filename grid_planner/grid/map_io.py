@@ -1,50 +1,56 @@
-"""Load and save maps in map_server format (a YAML file plus a PGM/PNG image), as Nav2 Jazzy.
+"""Load and save maps in map_server format (a YAML file plus an image), as Nav2 Jazzy does.
 
-The rules below are those by which Nav2's map_server loads a map (its YAML reader and its image
-loader, which reads images with GraphicsMagick at 16 bits per channel):
+Pixels follow jazzy's map_server from release 1.3.7 on (GraphicsMagick Q16, then Eigen in float32):
 
-- Every pixel's channels are averaged: red, green and blue, plus (in trinary mode only, when the
-  image has an alpha channel) the alpha value (255 = opaque). `shade = mean / 65535` on the
-  16-bit quanta (an 8-bit value `p` is the quantum `257 * p`, so a grey pixel has
-  `shade = p / 255`).
-- `occ = shade` when `negate`, else `occ = 1 - shade`.
-- trinary (default): `occ >= occupied_thresh` -> 100, else `occ <= free_thresh` -> 0, else -1.
-  The comparisons are inclusive, a rule of this project (its map tests pin it);
-  Nav2's map_server compares strictly, which differs only when `occ` equals a threshold
-  exactly (never for 8-bit pixels and the usual 0.65 / 0.196). Pixel 205 gives
-  occ = 0.19608 > free_thresh 0.196, so it is unknown.
-- scale: a pixel that is not fully opaque -> -1; then the trinary thresholds; in between,
-  `rint((occ - free_thresh) / (occupied_thresh - free_thresh) * 100)` (round half to even),
-  which can itself give 0 or 100 at the ends of the band.
-- raw: `round(shade * 255)` (half away from zero) when it lies in 0..100, else -1;
-  `negate` and the thresholds are ignored.
+- Each pixel becomes an 8-bit grey level `g` as GraphicsMagick's grayscale conversion gives it:
+  grey keeps its value, bilevel is 0 or 255, a 16-bit grey `v` gives `v // 257` (23000 -> 89),
+  colour takes the Rec.601 luma of its channels scaled to 16 bits (`c16 = 257 * c`),
+  `0.299 * r16 + 0.587 * g16 + 0.114 * b16` rounded half up, then `// 257` (pure green -> 149).
+  That equals GraphicsMagick 1.3.40 Q16 on all 2**24 colours; other versions may differ by one
+  grey level on some colours, as may 16-bit colour images (Pillow reads them at 8 bits) and PGMs
+  whose maxval is not 255 (Pillow rescales them).
+- trinary and scale: `occ = g / 255` if `negate`, else `1 - g / 255`, in float32, against the
+  thresholds cast to float32: `occ >= occupied_thresh` -> 100, `occ <= free_thresh` -> 0 (free
+  wins if both hold), else -1. Pixel 205 has occ 0.19608 > 0.196: unknown.
+- scale: `occ` strictly between the thresholds gives
+  `round((occ - free_thresh) / (occupied_thresh - free_thresh) * 100)`, in float32, half away
+  from zero.
+- trinary and scale: where the image has alpha (an alpha channel, or a PNG transparency entry of
+  a palette, grey or colour image), a pixel with alpha < 255 is -1 whatever its grey.
+  GraphicsMagick 1.3.40 ignores most RGB colour keys; this loader applies them.
+- raw: `g` if `g <= 100`, else -1; `negate`, the thresholds and alpha are ignored.
 - Image row 0 (the top) becomes grid row `height - 1`: grid row 0 is the bottom image row.
 
-The YAML keys `image`, `resolution`, `origin` (3 elements), `negate` (int or bool),
-`occupied_thresh` and `free_thresh` are required, as in map_server; `mode` defaults to trinary.
-On top of map_server this loader rejects a non-positive resolution, thresholds outside [0, 1] and
-`free_thresh >= occupied_thresh`. Every failure is a `MapLoadError` naming the file and field.
+Jazzy up to 1.3.6 averaged the 16-bit channels (alpha too, in trinary), compared strictly in
+double, rounded scale with rint and gave raw `round(mean / 257)`.
+
+YAML: `image`, `resolution`, `origin` (3 elements), `negate` (int or bool), `occupied_thresh` and
+`free_thresh` are required, as in map_server; `mode` defaults to trinary, any case is accepted,
+null is refused. A leading `~/` of the YAML file name becomes `$HOME` (when set); as in
+map_server the image path is not expanded, and a relative image is joined to the YAML's folder
+as written (`~/maps/m.yaml` looks for `~/maps/m.pgm` literally). Beyond map_server this loader
+rejects a resolution <= 0, thresholds outside [0, 1], `free_thresh >= occupied_thresh` and images
+over Pillow's decompression-bomb limit (about 179 million pixels). Every failure is a
+`MapLoadError` naming the file and field.
 """
 
 from __future__ import annotations
 
 import math
+import os
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import yaml
-from PIL import Image, UnidentifiedImageError
+from PIL import Image
 
 from .errors import MapLoadError
 from .occupancy import OccupancyMap
 
 MAP_MODES = ("trinary", "scale", "raw")
-
-# GraphicsMagick's quantum range in the Q16 build that ROS distributions link against.
-_MAX_QUANTUM = 65535.0
-_QUANTUM_PER_8BIT = 257.0
 
 # map_saver's pixel values for trinary images.
 PIXEL_FREE = 254
@@ -53,6 +59,9 @@ PIXEL_UNKNOWN = 205
 
 DEFAULT_OCCUPIED_THRESH = 0.65
 DEFAULT_FREE_THRESH = 0.196
+
+# Rec.601 luma of each 8-bit channel value scaled to GraphicsMagick's 16-bit quanta (c * 257).
+_LUMA_TABLES = tuple(weight * (257.0 * np.arange(256)) for weight in (0.299, 0.587, 0.114))
 
 
 @dataclass(frozen=True)
@@ -74,10 +83,10 @@ class MapMetadata:
 
 def read_map_yaml(yaml_path: str | Path) -> MapMetadata:
     """The metadata of the map YAML at `yaml_path`; raises MapLoadError naming file and field."""
-    path = Path(yaml_path)
-    where = f"map YAML {path}"
     if not str(yaml_path):
         raise MapLoadError("map YAML file name is empty")
+    path = Path(_expand_home(str(yaml_path)))
+    where = f"map YAML {path}"
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -101,7 +110,8 @@ def read_map_yaml(yaml_path: str | Path) -> MapMetadata:
         raise MapLoadError(f"{where}: field 'image' must be a non-empty file name")
     image = Path(image_name)
     if not image.is_absolute():
-        image = path.parent / image
+        # map_server joins the image to the folder of the YAML name as given, `~` unexpanded.
+        image = Path(yaml_path).parent / image
 
     resolution = _number(require("resolution"), where, "resolution")
     if not resolution > 0.0:
@@ -119,13 +129,7 @@ def read_map_yaml(yaml_path: str | Path) -> MapMetadata:
     negate = _negate(require("negate"), where)
     occupied_thresh = _number(require("occupied_thresh"), where, "occupied_thresh")
     free_thresh = _number(require("free_thresh"), where, "free_thresh")
-    mode = doc.get("mode", "trinary")
-    if mode is None:
-        mode = "trinary"
-    if mode not in MAP_MODES:
-        raise MapLoadError(
-            f"{where}: field 'mode' must be one of {', '.join(MAP_MODES)}, got {mode!r}"
-        )
+    mode = _map_mode(doc["mode"], f"{where}: field 'mode'") if "mode" in doc else "trinary"
     _check_thresholds(occupied_thresh, free_thresh, where)
     return MapMetadata(
         image=image,
@@ -137,6 +141,19 @@ def read_map_yaml(yaml_path: str | Path) -> MapMetadata:
         mode=mode,
         yaml_path=path,
     )
+
+
+def _expand_home(name: str) -> str:
+    """map_server's expansion of a leading `~/` to `$HOME` (none when HOME is unset or empty)."""
+    home = os.environ.get("HOME", "")
+    return home + name[1:] if name.startswith("~/") and home else name
+
+
+def _map_mode(value: object, what: str) -> str:
+    """`value` as a map mode, in any case (map_server lower-cases it); `what` names it if not."""
+    if isinstance(value, str) and value.lower() in MAP_MODES:
+        return value.lower()
+    raise MapLoadError(f"{what} must be one of {', '.join(MAP_MODES)}, got {value!r}")
 
 
 def _number(value: object, where: str, field: str) -> float:
@@ -175,29 +192,61 @@ def _check_thresholds(occupied_thresh: float, free_thresh: float, where: str) ->
 # --- images -----------------------------------------------------------------------------------
 
 
-def _pixel_quanta(image: Image.Image) -> tuple[np.ndarray, np.ndarray | None]:
-    """The `(height, width, 3)` colour quanta (0..65535) and the alpha quanta (None if opaque)."""
-    mode = image.mode
-    if mode.startswith("I;16") or mode == "I":
-        grey = np.asarray(image, dtype=np.float64)
-        return np.repeat(grey[:, :, None], 3, axis=2), None
-    if mode == "1":
-        image, mode = image.convert("L"), "L"
-    if mode == "P":
-        image = image.convert("RGBA" if "transparency" in image.info else "RGB")
-        mode = image.mode
-    if mode not in ("L", "LA", "RGB", "RGBA"):
-        has_alpha = "A" in mode or "a" in mode or "transparency" in image.info
-        image = image.convert("RGBA" if has_alpha else "RGB")
-        mode = image.mode
-    pixels = np.asarray(image, dtype=np.float64) * _QUANTUM_PER_8BIT
-    if mode == "L":
-        return np.repeat(pixels[:, :, None], 3, axis=2), None
+def _rec601_grey(pixels: np.ndarray) -> np.ndarray:
+    """GraphicsMagick's 8-bit grey of `(height, width, 3 or 4)` uint8 colour pixels."""
+    height, width = pixels.shape[:2]
+    grey = np.empty((height, width), dtype=np.uint8)
+    rows = max(1, (1 << 20) // max(1, width))  # a million pixels at a time: float64 stays small
+    red, green, blue = _LUMA_TABLES
+    for top in range(0, height, rows):
+        block = pixels[top : top + rows]
+        luma = red[block[..., 0]] + green[block[..., 1]] + blue[block[..., 2]]
+        grey[top : top + rows] = np.floor(luma + 0.5) // 257.0
+    return grey
+
+
+def _grey_and_alpha(image: Image.Image) -> tuple[np.ndarray, np.ndarray | None]:
+    """The uint8 grey level of every pixel and its alpha (None when the image has no alpha)."""
+    mode, key = image.mode, image.info.get("transparency")
+    if mode in ("1", "L") or mode.startswith("I"):  # "I...": 16-bit grey (wider is clipped)
+        samples = np.asarray(image)
+        if mode == "1":
+            grey = samples.astype(np.uint8) * np.uint8(255)
+        else:
+            grey = samples if mode == "L" else (np.clip(samples, 0, 65535) // 257).astype(np.uint8)
+        keyed = (samples != key).astype(np.uint8) * np.uint8(255) if isinstance(key, int) else None
+        return grey, keyed
     if mode == "LA":
-        return np.repeat(pixels[:, :, :1], 3, axis=2), pixels[:, :, 1]
-    if mode == "RGB":
-        return pixels, None
-    return pixels[:, :, :3], pixels[:, :, 3]
+        samples = np.asarray(image)
+        return samples[..., 0], samples[..., 1]
+    if mode not in ("RGB", "RGBA"):  # palette, CMYK, premultiplied alpha...: Pillow converts
+        has_alpha = mode.endswith(("A", "a")) or key is not None
+        image, key = image.convert("RGBA" if has_alpha else "RGB"), None
+    pixels = np.asarray(image)
+    alpha = pixels[..., 3] if image.mode == "RGBA" else None
+    if isinstance(key, tuple) and len(key) == 3:  # an RGB colour key
+        alpha = (pixels != np.array(key)).any(axis=2).astype(np.uint8) * np.uint8(255)
+    return _rec601_grey(pixels), alpha
+
+
+def _value_table(mode: str, negate: bool, occupied_thresh: float, free_thresh: float) -> np.ndarray:
+    """The int8 occupancy value of each grey level 0..255 under map_server's rules."""
+    levels = np.arange(256)
+    if mode == "raw":
+        return np.where(levels <= 100, levels, -1).astype(np.int8)
+    shade = levels.astype(np.float32) / np.float32(255.0)
+    occ = shade if negate else np.float32(1.0) - shade
+    occupied_at, free_at = np.float32(occupied_thresh), np.float32(free_thresh)
+    table = np.full(256, -1, dtype=np.int8)
+    table[occ >= occupied_at] = 100
+    table[occ <= free_at] = 0
+    if mode == "scale":
+        between = (occ > free_at) & (occ < occupied_at)
+        span = np.float32(occupied_thresh - free_thresh)
+        scaled = (occ - free_at) / span * np.float32(100.0)
+        whole = np.floor(scaled)  # scaled > 0 here: half away from zero is floor + (frac >= .5)
+        table[between] = (whole + (scaled - whole >= 0.5))[between]
+    return table
 
 
 def image_to_values(
@@ -212,46 +261,53 @@ def image_to_values(
 
     Applies map_server's rules (see the module docstring) for `mode` trinary, scale or raw.
     """
-    if mode not in MAP_MODES:
-        raise ValueError(f"mode must be one of {', '.join(MAP_MODES)}, got {mode!r}")
-    colour, alpha = _pixel_quanta(image)
-    channel_sum = colour[:, :, 0] + colour[:, :, 1] + colour[:, :, 2]
-    channels = 3.0
-    if mode == "trinary" and alpha is not None:
-        channel_sum = channel_sum + alpha
-        channels = 4.0
-    shade = (channel_sum / channels) / _MAX_QUANTUM
-
-    values = np.full(shade.shape, -1, dtype=np.int8)
-    if mode == "raw":
-        percent = np.floor(shade * 255.0 + 0.5)
-        in_range = (percent >= 0.0) & (percent <= 100.0)
-        values[in_range] = percent[in_range].astype(np.int8)
-        return values
-
-    occ = shade if negate else 1.0 - shade
-    occupied = occ >= occupied_thresh
-    free = ~occupied & (occ <= free_thresh)
-    values[occupied] = 100
-    values[free] = 0
-    if mode == "scale":
-        between = ~occupied & ~free
-        scaled = np.rint((occ - free_thresh) / (occupied_thresh - free_thresh) * 100.0)
-        values[between] = scaled[between].astype(np.int8)
-        if alpha is not None:
-            values[alpha != _MAX_QUANTUM] = -1
+    map_mode = _map_mode(mode, "mode")  # a MapLoadError, which is a ValueError
+    grey, alpha = _grey_and_alpha(image)
+    values = _value_table(map_mode, negate, occupied_thresh, free_thresh)[grey]
+    if alpha is not None and map_mode != "raw":
+        values[alpha < 255] = -1
     return values
 
 
-def _open_image(path: Path, where: str) -> Image.Image:
+def _load(meta: MapMetadata, where: str, frame_id: str) -> OccupancyMap:
+    """The map of `meta`: its image under its rules; every failure is a MapLoadError."""
+    image: Image.Image | None = None
+    prefix = f"{where}: image file {meta.image}"
     try:
-        image = Image.open(path)
-        image.load()
+        # Pillow warns above Image.MAX_IMAGE_PIXELS (about 89 million pixels) and refuses twice
+        # that (about 179 million; 13,400 x 13,400 is just over) as a possible decompression
+        # bomb, a header of a few bytes that claims billions of pixels. We keep that refusal:
+        # map_server has none, but such a map needs about 0.5 GB to load and several GB to plan
+        # on, and can be cropped or saved at a coarser resolution. A map below it is legitimate,
+        # so the warning is silenced (for this call only; maps load on the main thread).
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(meta.image) as image:
+                image.load()
+                values = image_to_values(
+                    image,
+                    mode=meta.mode,
+                    negate=meta.negate,
+                    occupied_thresh=meta.occupied_thresh,
+                    free_thresh=meta.free_thresh,
+                )
     except FileNotFoundError:
-        raise MapLoadError(f"{where}: image file {path} not found") from None
-    except (UnidentifiedImageError, OSError, ValueError) as error:
-        raise MapLoadError(f"{where}: image file {path} cannot be read: {error}") from error
-    return image
+        tilde = str(meta.image).startswith("~")
+        hint = " ('~' is not expanded in an image path)" if tilde else ""
+        raise MapLoadError(f"{prefix} not found{hint}") from None
+    except Image.DecompressionBombError as error:
+        reason = str(error).rstrip(".")
+        raise MapLoadError(
+            f"{prefix} is too large to load: {reason}; crop it or save it at a coarser resolution"
+        ) from error
+    except MemoryError as error:
+        size = "" if image is None else " ({} x {} pixels)".format(*image.size)
+        raise MapLoadError(f"{prefix}{size} does not fit in memory") from error
+    except (OSError, ValueError, SyntaxError) as error:
+        raise MapLoadError(f"{prefix} cannot be read: {error}") from error
+    return OccupancyMap.from_rows(
+        values, resolution=meta.resolution, origin=meta.origin, frame_id=frame_id
+    )
 
 
 def load_map(yaml_path: str | Path, frame_id: str = "map") -> OccupancyMap:
@@ -263,17 +319,7 @@ def load_map(yaml_path: str | Path, frame_id: str = "map") -> OccupancyMap:
     (10, 8)
     """
     meta = read_map_yaml(yaml_path)
-    image = _open_image(meta.image, f"map YAML {meta.yaml_path}: field 'image'")
-    values = image_to_values(
-        image,
-        mode=meta.mode,
-        negate=meta.negate,
-        occupied_thresh=meta.occupied_thresh,
-        free_thresh=meta.free_thresh,
-    )
-    return OccupancyMap.from_rows(
-        values, resolution=meta.resolution, origin=meta.origin, frame_id=frame_id
-    )
+    return _load(meta, f"map YAML {meta.yaml_path}: field 'image'", frame_id)
 
 
 def load_image_map(
@@ -298,21 +344,13 @@ def load_image_map(
         raise MapLoadError(f"{where}: resolution must be > 0, got {resolution}")
     if len(origin) not in (2, 3) or not all(math.isfinite(float(v)) for v in origin):
         raise MapLoadError(f"{where}: origin must be finite [x, y] or [x, y, yaw], got {origin}")
-    if mode not in MAP_MODES:
-        raise MapLoadError(f"{where}: mode must be one of {', '.join(MAP_MODES)}, got {mode!r}")
+    map_mode = _map_mode(mode, f"{where}: mode")
     _check_thresholds(occupied_thresh, free_thresh, where)
-    image = _open_image(path, where)
-    values = image_to_values(
-        image,
-        mode=mode,
-        negate=negate,
-        occupied_thresh=occupied_thresh,
-        free_thresh=free_thresh,
-    )
     full_origin = (float(origin[0]), float(origin[1]), float(origin[2]) if len(origin) > 2 else 0.0)
-    return OccupancyMap.from_rows(
-        values, resolution=resolution, origin=full_origin, frame_id=frame_id
+    meta = MapMetadata(
+        path, resolution, full_origin, negate, occupied_thresh, free_thresh, map_mode
     )
+    return _load(meta, where, frame_id)
 
 
 # --- saving -----------------------------------------------------------------------------------
