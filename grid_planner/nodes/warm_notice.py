@@ -27,10 +27,11 @@ def warm_with_notice(
     warm: Callable[[], float], logger: InfoLogger, what: str, after: float = NOTICE_AFTER_S
 ) -> float:
     """Run `warm` (a `warm_up`; returns its seconds) and, if it is still running after
-    `after` seconds, log once that `what` is being compiled into numba's cache."""
+    `after` seconds, log once why configure waits (most likely a compile into numba's
+    cache)."""
     timer = threading.Timer(after, lambda: logger.info(
-        f"compiling the {what} into numba's cache, once after an install or an upgrade: "
-        "configure answers when it is done; later starts load the compiled code from there"
+        f"warming the {what}: the first start after an install or an upgrade compiles them "
+        "into numba's cache, and configure answers when it is done; later starts load them"
     ))
     timer.daemon = True
     timer.start()

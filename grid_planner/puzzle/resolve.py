@@ -109,34 +109,40 @@ def best_heuristic(goal: bytes) -> str:
     return "linear_conflict"
 
 
-def _resolve(name: str, goal: bytes, setup: Setup | None) -> ResolvedHeuristic:
+def heuristic_kind(name: str, goal: bytes) -> tuple[str, str]:
+    """(the kind heuristic `name` runs as for `goal`, the note when that is not `name`), without
+    building anything: a table heuristic where its table does not exist runs the nearest."""
     side = board_side(goal)
     blank = goal.index(0)
     if name in CLASSIC_HEURISTICS:
-        return ResolvedHeuristic(name, name, goal)
+        return name, ""
     if side <= EXACT_MAX_SIDE:
-        note = "" if name == "table" else (
+        return "table", "" if name == "table" else (
             f"the exact table serves {side}x{side} boards (pattern databases are for 4x4): "
             "used table"
         )
-        return ResolvedHeuristic(name, "table", goal, table=exact_table(goal, setup), note=note)
     if name == "table":
-        return ResolvedHeuristic(
-            name, "linear_conflict", goal,
-            note=f"no exact table for {side}x{side} boards (only up to "
-            f"{EXACT_MAX_SIDE}x{EXACT_MAX_SIDE}; try pdb): used linear_conflict",
+        return "linear_conflict", (
+            f"no exact table for {side}x{side} boards (only up to "
+            f"{EXACT_MAX_SIDE}x{EXACT_MAX_SIDE}; try pdb): used linear_conflict"
         )
     if default_partition(side, blank) is None:
         where = "" if side != 4 else f" with the blank at {blank_description(side, blank)}"
         offered = "only 4x4 goals with the blank in a corner" if side == 4 else "4x4 only"
-        return ResolvedHeuristic(
-            name, "linear_conflict", goal,
-            note=f"no pattern database for {side}x{side} goals{where} ({offered}): used "
-            "linear_conflict",
+        return "linear_conflict", (
+            f"no pattern database for {side}x{side} goals{where} ({offered}): used "
+            "linear_conflict"
         )
-    return ResolvedHeuristic(
-        name, "pdb", goal, database=additive_database(goal, setup=setup)
-    )
+    return "pdb", ""
+
+
+def _resolve(name: str, goal: bytes, setup: Setup | None) -> ResolvedHeuristic:
+    kind, note = heuristic_kind(name, goal)
+    if kind == "table":
+        return ResolvedHeuristic(name, kind, goal, table=exact_table(goal, setup), note=note)
+    if kind == "pdb":
+        return ResolvedHeuristic(name, kind, goal, database=additive_database(goal, setup=setup))
+    return ResolvedHeuristic(name, kind, goal, note=note)
 
 
 def resolve_heuristic(name: str, goal: bytes, setup: Setup | None = None) -> ResolvedHeuristic:

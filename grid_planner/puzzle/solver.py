@@ -45,7 +45,7 @@ from .board import (
 from .compiled_idastar import FAST_HEURISTIC_KINDS, fast_idastar
 from .messages import limit_message, unsolvable_reason
 from .problem import PuzzleProblem
-from .resolve import best_heuristic, check_heuristic, resolve_heuristic
+from .resolve import best_heuristic, check_heuristic, heuristic_kind, resolve_heuristic
 from .tables import Setup, SetupStoppedError
 
 AUTO = "auto"
@@ -300,9 +300,10 @@ def solve(
     """Solve the puzzle `board` -> `goal` (None or empty: 1..n*n-1 then 0) with `algorithm`.
 
     `algorithm`/`heuristic` "auto" or empty: `choose` decides. `heuristic` is used by astar
-    and idastar only; `table`/`pdb` fall back to linear_conflict where no table exists (the
-    message says so). `max_depth` limits dfs and iddfs (0: `default_depth_limit`, e.g. 31 for
-    3x3). `budget` bounds the search: `max_held` its memory in states (the user's
+    and idastar only; `table`/`pdb` where no such table exists run the nearest one (the exact
+    table up to 3x3, else linear_conflict; `heuristic_kind`), and the outcome says so.
+    `max_depth` limits dfs and iddfs (0: `default_depth_limit`, e.g. 31 for 3x3). `budget`
+    bounds the search: `max_held` its memory in states (the user's
     `max_nodes`), `max_nodes` its expansions (the user's `max_expansions`), its deadline,
     cancelling. Getting a table ready is bounded by `setup` (its cancel defaults to the
     budget's) and moves the budget's deadline by the time it took. Unsolvable boards are
@@ -328,6 +329,9 @@ def solve(
         check_backend(backend)
         if not info.informed:
             heuristic = outcome.heuristic = ""
+        if heuristic:  # the answer names what runs, and why when it is not what was asked
+            outcome.heuristic, note = heuristic_kind(heuristic, bytes(outcome.goal))
+            outcome.fallback = f"{heuristic}: {note}" if note else ""
     except (InvalidRequestError, BackendError) as error:
         outcome.message = str(error)
         return outcome
@@ -351,9 +355,6 @@ def solve(
         progress.phase = "done"
         return outcome
     outcome.setup_time = progress.setup_time = time.monotonic() - began
-    if heuristic:
-        outcome.heuristic = resolved.kind  # what runs, where a table is missing
-        outcome.fallback = f"{heuristic}: {resolved.note}" if resolved.note else ""
     budget = _after_setup(budget, outcome.setup_time)
     if budget is not None:
         budget = dataclasses.replace(budget, progress=progress.search)

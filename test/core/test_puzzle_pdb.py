@@ -342,6 +342,11 @@ def test_pdb_on_a_3x3_board_runs_the_exact_table_and_says_so():
     )
     asked = solve((1, 2, 3, 4, 0, 6, 7, 5, 8), None, "astar", "table")
     assert (asked.heuristic, asked.fallback) == ("table", "")
+    # Named before anything runs: an unsolvable board is answered without the table.
+    unsolvable = solve((2, 1, 3, 4, 5, 6, 7, 8, 0), None, "astar", "pdb")
+    assert (unsolvable.status, unsolvable.heuristic, unsolvable.fallback) == (
+        PuzzleStatus.UNSOLVABLE, "table", outcome.fallback
+    )
 
 
 def test_prepare_builds_once_and_reports_seconds(cache):

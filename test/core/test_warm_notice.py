@@ -32,9 +32,9 @@ def test_a_slow_warm_up_says_once_what_it_compiles() -> None:
 
     assert warm_with_notice(compiling, log, "search kernels", after=0.05) == 12.5
     assert log.lines == [
-        "compiling the search kernels into numba's cache, once after an install or an "
-        "upgrade: configure answers when it is done; later starts load the compiled code "
-        "from there"
+        "warming the search kernels: the first start after an install or an upgrade "
+        "compiles them into numba's cache, and configure answers when it is done; later "
+        "starts load them"
     ]
 
 

@@ -12,7 +12,7 @@ from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import GetParameters, SetParameters
 from rclpy.qos import QoSProfile
-from ros_harness import ros_client, running
+from ros_harness import NodeProcess, ros_client, running
 
 from grid_planner.puzzle import replay
 
@@ -207,14 +207,13 @@ def test_bad_parameter_is_refused_with_a_reason_and_the_old_value_stays(puzzle_s
 
 
 def test_puzzle_node_refuses_a_bad_parameter_file_value(tmp_path: Path) -> None:
-    from ros_harness import NodeProcess
-
     proc = NodeProcess("puzzle_node", ["--ros-args", "-p", "default_heuristic:=nope"], tmp_path)
     proc.process.wait(30)
     assert proc.stop() == 1
     assert "default_heuristic='nope' must be one of" in proc.output()
 
 
+@pytest.mark.alone  # compiles on every core; its warm-up time decides what it checks
 def test_a_cold_kernel_cache_is_announced_while_it_compiles(tmp_path: Path, monkeypatch) -> None:
     """With numba's cache empty the IDA* kernel compiles at configure: the node says so when
     its warm-up outlasts the notice's delay, and is silent when it is shorter (the second
@@ -225,11 +224,14 @@ def test_a_cold_kernel_cache_is_announced_while_it_compiles(tmp_path: Path, monk
     args = ["--ros-args", "-r", "__node:=cold_cache_solver"]
     warm_ups = []
     for _start in ("cold", "cached"):
-        with running("puzzle_node", args, tmp_path) as proc:
-            pass
+        proc = NodeProcess("puzzle_node", args, tmp_path)
+        try:
+            proc.wait_for_output("ready:", timeout=300.0)  # a compile on a busy machine
+        finally:
+            proc.stop()
         text = proc.output()
         seconds = int(re.search(r"IDA\* kernel warm-up (\d+) ms", text)[1]) / 1000
-        said = "compiling the IDA* kernel into numba's cache, once after an install" in text
+        said = "warming the IDA* kernel: the first start after an install" in text
         if seconds > NOTICE_AFTER_S + 0.2:
             assert said, text
         elif seconds < NOTICE_AFTER_S - 0.2:
