@@ -316,7 +316,8 @@ def configure_planners(node: Node, rules: Mapping[str, Rule]) -> PlannerTable:
                 node.declare_parameter(name, value, ParameterDescriptor(
                     description=f"sets {entry.flat} for this planner's goals"
                 ), ignore_override=True)
-            _refuse_bad_value(node, name, entry, rule, node.get_parameter(name).value)
+            else:  # declared by an earlier configure, maybe set since
+                _refuse_bad_value(node, name, entry, rule, node.get_parameter(name).value)
             keys.append(key)
             if given:
                 explicit.add(key)
