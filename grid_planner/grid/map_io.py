@@ -2,8 +2,8 @@
 
 The image's pixels become occupancy values by `map_pixels`; image row 0 (the top) becomes grid
 row `height - 1`, so grid row 0 is the bottom image row. The YAML: `image`, `resolution`,
-`origin` (3 elements), `negate` (int or bool), `occupied_thresh` and `free_thresh` are
-required, as in map_server; `mode` defaults to trinary, any case is accepted,
+`origin` (3 elements), `negate` (int or bool; quoted ones read as yaml-cpp does), `occupied_thresh`
+and `free_thresh` are required, as in map_server; `mode` defaults to trinary, any case is accepted,
 null is refused. A leading `~/` of the YAML file name becomes `$HOME` (when set); as in
 map_server the image path is not expanded, and a relative image is joined to the YAML's folder
 as written (`~/maps/m.yaml` looks for `~/maps/m.pgm` literally). Beyond map_server this loader
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,6 +39,9 @@ from .occupancy import OccupancyMap
 PIXEL_FREE = 254
 PIXEL_OCCUPIED = 0
 PIXEL_UNKNOWN = 205
+# yaml-cpp's bool words, each also read Capitalised or in CAPITALS.
+_TRUE_WORDS = frozenset({"y", "yes", "true", "on"})
+_FALSE_WORDS = frozenset({"n", "no", "false", "off"})
 
 
 @dataclass(frozen=True)
@@ -139,7 +143,14 @@ def _number(value: object, where: str, field: str) -> float:
 
 
 def _negate(value: object, where: str) -> bool:
-    """map_server reads `negate` as an int (nonzero: true) or else as a bool."""
+    """map_server reads `negate` as an int (nonzero: true) or else as a bool, and yaml-cpp
+    converts a quoted scalar too: '1' is an int, 'yes' a bool."""
+    if isinstance(value, str):
+        if re.fullmatch(r"[+-]?[0-9]+\s*", value):
+            return int(value) != 0
+        flexible_case = value in (value.lower(), value.upper(), value.capitalize())
+        if flexible_case and value.lower() in _TRUE_WORDS | _FALSE_WORDS:
+            return value.lower() in _TRUE_WORDS
     if isinstance(value, bool):
         return value
     if isinstance(value, int):

@@ -133,11 +133,18 @@ def test_rows_are_flipped_and_origin_and_resolution_kept(tmp_path):
     assert occupancy.origin == (1.0, -2.0, 0.0)
 
 
-@pytest.mark.parametrize("negate", ["1", "true"])
+@pytest.mark.parametrize("negate", ["1", "true", "'1'", "'-2'", "'Yes'", "'ON'", "'y'"])
 def test_negate_turns_dark_pixels_free_and_light_pixels_occupied(tmp_path, negate):
     occupancy = load_pixels(tmp_path, [[0, 205, 254, 128]], negate=negate)
     # occ = pixel / 255: 0 -> 0 free, 205 -> 0.80 occupied, 254 -> 1.0 occupied, 128 -> 0.50.
     assert occupancy.data.tolist() == [0, 100, 100, -1]
+
+
+@pytest.mark.parametrize("negate", ["0", "false", "'0'", "'+0'", "'Off'", "'NO'", "'n'"])
+def test_a_false_negate_keeps_dark_pixels_occupied(tmp_path, negate):
+    # As yaml-cpp converts them for map_server: a quoted int, or a bool word in one of 3 cases.
+    occupancy = load_pixels(tmp_path, [[0, 205, 254, 128]], negate=negate)
+    assert occupancy.data.tolist() == [100, -1, 0, -1]
 
 
 def test_scale_mode_interpolates_between_the_thresholds(tmp_path):
@@ -365,6 +372,9 @@ def test_a_missing_required_field_is_named(tmp_path, field):
         ({"free_thresh": "0.65"}, "free_thresh", "smaller"),
         ({"negate": "maybe"}, "negate", "0, 1"),
         ({"negate": "0.5"}, "negate", "0, 1"),
+        ({"negate": "'0.5'"}, "negate", "0, 1"),
+        ({"negate": "'yEs'"}, "negate", "0, 1"),
+        ({"negate": "' 1'"}, "negate", "0, 1"),
     ],
 )
 def test_an_invalid_field_is_named_with_the_reason(tmp_path, overrides, field, words):
