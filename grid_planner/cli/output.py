@@ -103,4 +103,6 @@ def compare_notes(rows: list[dict], unit: str) -> list[str]:
             notes.append(f"{row['algorithm']}: {row['length']} {unit}, {extra} longer{why}")
     if any(row["status"] == "LIMIT_REACHED" for row in rows):
         notes.append("LIMIT_REACHED: the run exhausted its budget (raise --timeout or --max-nodes)")
+    # A heuristic that runs as another (pdb on 3x3 runs table) repeats that one's row name.
+    notes += sorted({f"note: {row['fallback']}" for row in rows if row.get("fallback")})
     return notes

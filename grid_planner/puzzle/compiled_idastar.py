@@ -62,6 +62,10 @@ _START_BLANK = _FIRST + 6
 _START_H = _FIRST + 7
 _STATE_SIZE = _FIRST + 8
 
+# Whether this process has compiled or loaded the kernels (`warm_once`).
+_warm = False
+_warm_lock = threading.Lock()
+
 _DIRECTION = {move: index for index, move in enumerate(MOVES)}  # Up 0, Down 1, Left 2, Right 3
 
 
@@ -370,6 +374,7 @@ def warm_up() -> float:
     Runs each heuristic mode once on a tiny 2x2 board through the same code path and argument
     types as real solves. Without numba it returns 0 (the fallback is logged on first use).
     """
+    global _warm
     if not NUMBA_AVAILABLE:
         return 0.0
     began = time.perf_counter()
@@ -382,4 +387,16 @@ def warm_up() -> float:
             else database_heuristic(table, goal)
         )
         fast_idastar(start, heuristic, budget)
+    _warm = True
     return time.perf_counter() - began
+
+
+def warm_once() -> None:
+    """`warm_up` unless this process has done it: a solve calls this in its set-up, so the
+    first compiled solve's planning time and deadline never pay for numba's load (about 1 s
+    from the cache; concurrent first solves wait for one load)."""
+    if _warm:
+        return
+    with _warm_lock:
+        if not _warm:
+            warm_up()

@@ -17,7 +17,8 @@ is available, with the same results and counts as the reference `grid_planner.se
 everything else runs on the reference algorithms. `table` and `pdb` build or load their tables
 on first use (seconds for the 15-puzzle's pattern database, `setup_time`), bounded by their own
 `Setup`, never by the search's deadline; `prepare` does that ahead of time and `warm_up`
-compiles the kernels, so a server can pay both at start-up.
+compiles the kernels, so a server can pay both at start-up (else a process's first compiled
+solve loads the kernels in its set-up, so no planning time pays for that).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from .board import (
     parse_goal,
     replay_boards,
 )
-from .compiled_idastar import FAST_HEURISTIC_KINDS, fast_idastar
+from .compiled_idastar import FAST_HEURISTIC_KINDS, fast_idastar, warm_once
 from .messages import limit_message, unsolvable_reason
 from .problem import PuzzleProblem
 from .resolve import best_heuristic, check_heuristic, heuristic_kind, resolve_heuristic
@@ -134,7 +135,8 @@ class PuzzleOutcome:
 
     `moves` are the blank's moves from `board` to `goal`; `planning_time` is the search
     alone (0 when no search ran), `setup_time` the seconds spent getting its heuristic table
-    ready before it (built, loaded, or waited for). `algorithm` and `heuristic` are what ran;
+    ready before it (built, loaded, or waited for) and, on a process's first compiled solve,
+    loading the compiled search. `algorithm` and `heuristic` are what ran;
     `auto` names those that `auto` chose; `fallback` says why the heuristic that ran is not
     the one asked for ("" when it is). `result` is the underlying SearchResult (None when the
     request was refused or the board is unsolvable); `backend` what ran it.
@@ -259,14 +261,18 @@ def _check_request(
     return depth
 
 
+def _route(info, resolved, backend: str) -> str:
+    """The backend that runs this search: "numba" (the compiled kernel) or "reference"."""
+    has_kernel = info.kernel(PUZZLE) is not None and resolved.kind in FAST_HEURISTIC_KINDS
+    return resolve_backend(backend, has_kernel, IDASTAR_FALLBACK)
+
+
 def _search(
     info, tiles, goal, resolved, depth, side, budget, backend
-) -> tuple[SearchResult, int | None, str]:
-    """Run the search: (its result, the depth limit it had, the backend that ran it)."""
-    has_kernel = info.kernel(PUZZLE) is not None and resolved.kind in FAST_HEURISTIC_KINDS
-    backend = resolve_backend(backend, has_kernel, IDASTAR_FALLBACK)
+) -> tuple[SearchResult, int | None]:
+    """Run the search on `backend` ("numba" or "reference"): its result and depth limit."""
     if backend == "numba":
-        return fast_idastar(bytes(tiles), resolved, budget), None, backend
+        return fast_idastar(bytes(tiles), resolved, budget), None
     problem = PuzzleProblem(tiles, goal, resolved)
     options = {}
     depth_limit = None
@@ -275,7 +281,7 @@ def _search(
         if budget is not None and budget.max_depth is not None:
             depth_limit = min(depth_limit, budget.max_depth)
         options = {info.depth_option: depth_limit}
-    return info(problem, budget, **options), depth_limit, backend
+    return info(problem, budget, **options), depth_limit
 
 
 def _after_setup(budget: Budget | None, seconds: float) -> Budget | None:
@@ -354,14 +360,17 @@ def solve(
         outcome.result = SearchResult(algorithm, SearchStatus.LIMIT_REACHED, limit=error.limit)
         progress.phase = "done"
         return outcome
+    outcome.backend = _route(info, resolved, backend)
+    if outcome.backend == "numba":
+        warm_once()
     outcome.setup_time = progress.setup_time = time.monotonic() - began
     budget = _after_setup(budget, outcome.setup_time)
     if budget is not None:
         budget = dataclasses.replace(budget, progress=progress.search)
     progress.search_began = time.monotonic()
     progress.phase = "search"
-    result, depth_limit, outcome.backend = _search(
-        info, tiles, outcome.goal, resolved, depth, side, budget, backend
+    result, depth_limit = _search(
+        info, tiles, outcome.goal, resolved, depth, side, budget, outcome.backend
     )
     progress.phase = "done"
     outcome.result = result
@@ -372,7 +381,8 @@ def solve(
         f"; {text}" for text in (
             outcome.fallback,
             f"auto chose {chose}" if chose else "",
-            f"setup {outcome.setup_time:.2f} s (tables ready, not counted in the timeout)"
+            f"setup {outcome.setup_time:.2f} s (made ready before the search, not counted in "
+            "the timeout)"
             if outcome.setup_time >= _NOTABLE_SETUP_S else "",
         ) if text
     )

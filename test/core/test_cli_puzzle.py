@@ -168,6 +168,18 @@ def test_compare_board_table_has_a_row_per_run(capsys, tmp_path):
         assert image.format == "PNG" and image.size[0] > 300 and image.size[1] > 11 * 20
 
 
+def test_compare_says_why_a_heuristic_row_names_another(capsys):
+    # On a 3x3 board pdb runs as the exact table: two `table` rows, and a note on why.
+    code, out, _ = run(capsys, "compare", EASY_BOARD, "--algorithms", "astar",
+                       "--heuristics", "table,pdb")
+    assert code == 0
+    rows = [line.split()[:2] for line in out.splitlines() if line.startswith("astar")]
+    assert rows == [["astar", "table"], ["astar", "table"]]
+    assert out.rstrip().endswith(
+        "note: pdb: the exact table serves 3x3 boards (pattern databases are for 4x4): used table"
+    )
+
+
 def test_compare_15_puzzle_with_a_small_budget_shows_limit_reached(capsys):
     argv = [
         "compare",

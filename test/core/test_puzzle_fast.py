@@ -286,3 +286,41 @@ def test_without_numba_everything_still_works_slowly_with_warnings(tmp_path):
     assert run.stdout.split() == ["SOLVED", "31", "built", "31"]
     assert "numba is not importable: IDA* runs on the reference implementation" in run.stderr
     assert "numba is not importable: pattern databases are built with NumPy" in run.stderr
+
+
+_FIRST_SOLVES = textwrap.dedent(
+    """
+    from grid_planner.puzzle import compiled_idastar, solve, solver
+
+    searched = []
+    run_compiled = solver.fast_idastar
+    def watched(*args, **kwargs):
+        searched.append(compiled_idastar._warm)  # loaded before the search's clock started?
+        return run_compiled(*args, **kwargs)
+    solver.fast_idastar = watched
+    reference = solve("1 2 3 4 5 6 0 7 8", algorithm="idastar", heuristic="manhattan",
+                      backend="reference")
+    print(reference.backend, compiled_idastar._warm)
+    first = solve("1 2 3 4 5 6 0 7 8", algorithm="idastar", heuristic="manhattan")
+    print(first.backend, searched, "setup" in first.message)
+    second = solve("1 2 3 4 5 6 0 7 8", algorithm="idastar", heuristic="manhattan")
+    print(second.backend, searched, "setup" in second.message)
+    """
+)
+
+
+@needs_compilation
+def test_the_first_compiled_solve_loads_the_kernels_in_its_set_up_not_its_search():
+    environment = dict(os.environ)
+    package_root = str(Path(grid_planner.__file__).resolve().parent.parent)
+    environment["PYTHONPATH"] = os.pathsep.join(
+        [package_root, *filter(None, [environment.get("PYTHONPATH")])]
+    )
+    run = subprocess.run([sys.executable, "-c", _FIRST_SOLVES], capture_output=True, text=True,
+                         env=environment, timeout=300, check=False)
+    assert run.returncode == 0, run.stderr
+    # A reference solve loads nothing; the first compiled one loads the kernels before its
+    # search (and says it had a set-up); the second finds them loaded, with nothing to say.
+    assert run.stdout.splitlines() == [
+        "reference False", "numba [True] True", "numba [True, True] False",
+    ]
