@@ -290,8 +290,10 @@ def save_map(
     """Write `occupancy` as a trinary PGM plus its map_server YAML; returns the image path.
 
     The image goes beside the YAML (default name: the YAML's stem + `.pgm`) and the YAML names
-    it relatively, so the pair can be moved together. Free, occupied and unknown cells load back
-    unchanged with these thresholds.
+    it relatively, so the pair can be moved together. The thresholds sort the cells into free,
+    occupied and unknown; the YAML always names the defaults, 0.65 and 0.196, as map_saver's
+    does: those separate the three pixel values, so the cells load back as sorted (thresholds
+    written as given, a free_thresh of 0.25 say, would load every unknown pixel as free).
     """
     _check_thresholds(occupied_thresh, free_thresh, f"saving {yaml_path}")
     yaml_file = Path(yaml_path)
@@ -307,8 +309,8 @@ def save_map(
         f"resolution: {occupancy.resolution!r}\n"
         f"origin: [{x!r}, {y!r}, {yaw!r}]\n"
         "negate: 0\n"
-        f"occupied_thresh: {occupied_thresh!r}\n"
-        f"free_thresh: {free_thresh!r}\n",
+        f"occupied_thresh: {DEFAULT_OCCUPIED_THRESH!r}\n"
+        f"free_thresh: {DEFAULT_FREE_THRESH!r}\n",
         encoding="utf-8",
     )
     return image_file

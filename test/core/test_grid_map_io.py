@@ -566,6 +566,22 @@ def test_save_writes_in_between_values_like_map_saver(tmp_path):
     assert loaded_values == [0, 0, -1, -1, 100, -1]
 
 
+@pytest.mark.parametrize("free_thresh, occupied_thresh", [(0.25, 0.9), (0.05, 0.5), (0.196, 0.65)])
+def test_save_sorts_by_the_thresholds_and_always_loads_back_as_sorted(
+    tmp_path, free_thresh, occupied_thresh
+):
+    # map_saver writes 0.65 / 0.196 whatever it sorted by: the three pixel values need them.
+    values = np.array([[-1, 0, 5, 20, 25, 26, 50, 64, 65, 89, 90, 100]], dtype=np.int8)
+    save_map(OccupancyMap.from_rows(values), tmp_path / "m.yaml",
+             free_thresh=free_thresh, occupied_thresh=occupied_thresh)
+    free, occupied = round(free_thresh * 100), round(occupied_thresh * 100)
+    expected = [-1 if v < 0 else 0 if v <= free else 100 if v >= occupied else -1
+                for v in values[0].tolist()]
+    assert load_map(tmp_path / "m.yaml").data.tolist() == expected
+    meta = read_map_yaml(tmp_path / "m.yaml")
+    assert (meta.occupied_thresh, meta.free_thresh) == (0.65, 0.196)
+
+
 def load_map_after_save(tmp_path: Path, values: np.ndarray) -> list[int]:
     save_map(OccupancyMap.from_rows(values), tmp_path / "m.yaml")
     return load_map(tmp_path / "m.yaml").data.tolist()
