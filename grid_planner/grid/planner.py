@@ -309,8 +309,14 @@ def plan(
         _raise_failure(grid, found, start, goal, budget, effective_depth_limit(depth_limit, budget))
     began = time.perf_counter()
     points = smooth_cells(grid, path, smoothing, smoother, cost_travel_multiplier,
-                          None if budget is None else budget.deadline)
+                          *((None, None) if budget is None else (budget.deadline, budget.cancel)))
     smoothed_in = time.perf_counter() - began
+    if budget is not None and budget.cancel is not None and budget.cancel.is_set():
+        raise PlannerCancelled(
+            f"{algorithm} was cancelled while smoothing its path from start "
+            f"{describe_cell(grid, start)} to goal {describe_cell(grid, goal)}",
+            result=found.result, backend=found.backend,
+        )
     # Smoothing "none" gives the cell centres themselves: one conversion serves both.
     raw_poses = grid.map.cells_to_world(points) if smoothing == "none" else (
         grid.map.indices_to_world(path)

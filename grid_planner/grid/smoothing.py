@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import math
 import numbers
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -51,6 +53,9 @@ _COST_SLACK = 1e-9
 # The raw costs of a grid without a cost field, read-only like a grid's own.
 _NO_RAW = np.zeros(1, dtype=np.uint8)
 _NO_RAW.setflags(write=False)
+# The gradient smoother sweeps in chunks of about this many point moves (a few ms), and looks
+# at the deadline and the cancel flag between chunks.
+_GRADIENT_CHUNK_MOVES = 1 << 15
 
 
 @dataclass(frozen=True)
@@ -150,16 +155,14 @@ def shortcut_kernel(points, width, height, free, safe, obstacle, limit2, reach, 
 
 
 @njit(cache=True, nogil=True)
-def gradient_kernel(points, width, height, free, safe, obstacle, limit2, reach, w_smooth,
-                    w_data, tolerance, max_iterations):
-    """Smac-style smoothing of `points`: a smoothed copy, and whether the run settled under
-    `tolerance` (rather than stopping at `max_iterations`); see the module doc."""
-    smooth = points.copy()
+def gradient_kernel(points, smooth, width, height, free, safe, obstacle, limit2, reach,
+                    w_smooth, w_data, tolerance, sweeps):
+    """Up to `sweeps` Smac-style sweeps moving `smooth` (in place) towards a smooth path
+    anchored to `points`; whether a sweep settled under `tolerance`. See the module doc."""
     count = points.shape[0]
     unit = np.ones(1)
     no_raw = np.zeros(1, dtype=np.uint8)  # length only: the gradient smoother ignores costs
-    settled = False
-    for _ in range(max_iterations):
+    for _ in range(sweeps):
         change = 0.0
         for i in range(1, count - 1):
             x = smooth[i, 0]
@@ -182,9 +185,29 @@ def gradient_kernel(points, width, height, free, safe, obstacle, limit2, reach, 
             smooth[i, 0] = nx
             smooth[i, 1] = ny
         if change < tolerance:
-            settled = True
+            return True
+    return False
+
+
+def _gradient_run(
+    points: np.ndarray, shape: tuple, params: SmootherParams, stop: Callable[[], bool]
+) -> tuple[np.ndarray, bool]:
+    """One smoother run from `points`: (the smoothed copy, whether it settled). It sweeps in
+    chunks of about _GRADIENT_CHUNK_MOVES point moves and ends early, unsettled, when `stop()`
+    says so after a chunk, so a long path's run heeds a deadline or a cancel within
+    milliseconds."""
+    smooth = points.copy()
+    per_chunk = max(1, _GRADIENT_CHUNK_MOVES // len(points))
+    left = int(params.max_iterations)
+    while left > 0:
+        sweeps = min(per_chunk, left)
+        if gradient_kernel(points, smooth, *shape, params.w_smooth, params.w_data,
+                           params.tolerance, sweeps):
+            return smooth, True
+        left -= sweeps
+        if stop():
             break
-    return smooth, settled
+    return smooth, False
 
 
 def polyline_length(points: np.ndarray) -> float:
@@ -247,12 +270,14 @@ def smooth_cells(
     params: SmootherParams,
     cost_travel_multiplier: float,
     deadline: float | None = None,
+    cancel: threading.Event | None = None,
 ) -> np.ndarray:
     """The points (cell coordinates, `(n, 2)`) of the path through flat cells `indices`.
 
-    `none` gives the cell centres; `shortcut` and `gradient` smooth them (module doc). No
-    refinement run starts after `deadline` (a `time.monotonic()` instant), as Smac bounds its
-    smoothing by the planning time left.
+    `none` gives the cell centres; `shortcut` and `gradient` smooth them (module doc). Past
+    `deadline` (a `time.monotonic()` instant), or once `cancel` is set, the gradient smoother
+    keeps what it has smoothed so far (every move it made is clear) and runs no refinement, as
+    Smac bounds its smoothing by the planning time left; the caller tells a cancel apart.
     """
     check_smoothing(smoothing)
     points = index_points(indices, grid.width)
@@ -272,12 +297,16 @@ def smooth_cells(
         stretch = np.concatenate(([0.0], np.cumsum(segment_costs)))
         body = subdivide(body[shortcut_kernel(body, *shape, raw, straight, stretch)])
     else:
-        settings = (params.w_smooth, params.w_data, params.tolerance, int(params.max_iterations))
-        smoothed, settled = gradient_kernel(body, *shape, *settings)
+        def stop() -> bool:
+            return (deadline is not None and time.monotonic() > deadline) or (
+                cancel is not None and cancel.is_set()
+            )
+
+        smoothed, settled = _gradient_run(body, shape, params, stop)
         for _ in range(params.refinements):
-            if not settled or (deadline is not None and time.monotonic() > deadline):
+            if not settled or stop():
                 break
-            smoothed, settled = gradient_kernel(smoothed, *shape, *settings)
+            smoothed, settled = _gradient_run(smoothed, shape, params, stop)
         if polyline_length(smoothed) <= polyline_length(body):
             unit, no_raw = np.ones(1), _NO_RAW
 

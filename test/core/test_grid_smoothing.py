@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
 import time
 
 import numpy as np
@@ -17,9 +18,11 @@ from grid_fixtures import build, kernel, random_grids
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grid_planner.grid import OccupancyMap, PlanningGrid, plan
+from grid_planner.grid import OccupancyMap, PlannerCancelled, PlanningGrid, plan
+from grid_planner.grid import smoothing as smoothing_module
 from grid_planner.grid.path_quality import path_quality, total_heading_change
 from grid_planner.grid.smoothing import SmootherParams, polyline_length, smooth_cells
+from grid_planner.search import Budget
 
 pytestmark = kernel
 
@@ -107,6 +110,34 @@ def test_no_refinement_run_starts_after_the_deadline():
     np.testing.assert_array_equal(in_time, smooth_cells(grid, path, "gradient",
                                                         SmootherParams(), 1.0))
     assert not np.array_equal(in_time, unrefined)
+
+
+def test_a_run_past_the_deadline_keeps_what_its_first_chunk_smoothed(monkeypatch):
+    # One sweep a chunk: past the deadline the run ends after its first sweep, unrefined.
+    monkeypatch.setattr(smoothing_module, "_GRADIENT_CHUNK_MOVES", 1)
+    grid, _ = _scattered_gradient()
+    path = plan(grid, (0, 0), (39, 39), "astar", connectivity=8).indices
+    late = smooth_cells(grid, path, "gradient", SmootherParams(), 1.0, time.monotonic() - 1.0)
+    one_sweep = smooth_cells(grid, path, "gradient",
+                             SmootherParams(max_iterations=1, do_refinement=False), 1.0)
+    np.testing.assert_array_equal(late, one_sweep)
+    assert not np.array_equal(late, smooth_cells(grid, path, "gradient", SmootherParams(), 1.0))
+
+
+def test_a_cancel_while_smoothing_cancels_the_plan(monkeypatch):
+    cancel = threading.Event()
+    sweep_chunk = smoothing_module.gradient_kernel
+
+    def cancelled_meanwhile(*args):
+        cancel.set()  # as a newer goal would, from another thread
+        return sweep_chunk(*args)
+
+    grid, _ = _scattered_gradient()
+    monkeypatch.setattr(smoothing_module, "_GRADIENT_CHUNK_MOVES", 1)
+    monkeypatch.setattr(smoothing_module, "gradient_kernel", cancelled_meanwhile)
+    with pytest.raises(PlannerCancelled, match="was cancelled while smoothing its path"):
+        plan(grid, (0, 0), (39, 39), "astar", connectivity=8, smoothing="gradient",
+             budget=Budget(cancel=cancel))
 
 
 def test_a_shortcut_across_open_space_is_one_straight_segment():
