@@ -18,6 +18,9 @@ from .errors import UnsupportedMapError
 FREE = 0
 OCCUPIED = 100
 UNKNOWN = -1
+# Cell coordinates of far-off points are clamped to this (2^62): a point 1e308 m away is
+# outside every map, not an overflow.
+_FAR_CELL = float(1 << 62)
 
 
 @dataclass(frozen=True, eq=False)
@@ -178,7 +181,7 @@ class OccupancyMap:
         if self.origin_yaw != 0.0:
             c, s = math.cos(self.origin_yaw), math.sin(self.origin_yaw)
             dx, dy = c * dx + s * dy, -s * dx + c * dy
-        return (math.floor(dx / self.resolution), math.floor(dy / self.resolution))
+        return (_cell_floor(dx / self.resolution), _cell_floor(dy / self.resolution))
 
     def worlds_to_cells(self, points: np.ndarray) -> np.ndarray:
         """`world_to_cell` of each row of `points` ((n, 2) world x, y): an (n, 2) int64 array."""
@@ -188,8 +191,9 @@ class OccupancyMap:
         if self.origin_yaw != 0.0:
             c, s = math.cos(self.origin_yaw), math.sin(self.origin_yaw)
             dx, dy = c * dx + s * dy, -s * dx + c * dy
-        return np.column_stack((np.floor(dx / self.resolution),
-                                np.floor(dy / self.resolution))).astype(np.int64)
+        with np.errstate(over="ignore"):  # far-off points: clamped just below
+            cells = np.floor(np.column_stack((dx, dy)) / self.resolution)
+        return np.clip(cells, -_FAR_CELL, _FAR_CELL).astype(np.int64)
 
     def cell_to_world(self, x: int, y: int) -> tuple[float, float]:
         """The world coordinates of cell (x, y)'s centre: `origin + (i + 0.5) * resolution`."""
@@ -214,6 +218,11 @@ class OccupancyMap:
             c, s = math.cos(self.origin_yaw), math.sin(self.origin_yaw)
             lx, ly = c * lx - s * ly, s * lx + c * ly
         return np.column_stack((self.origin_x + lx, self.origin_y + ly))
+
+
+def _cell_floor(cells: float) -> int:
+    """The cell index `floor(cells)` of a finite coordinate in cells, clamped to +-_FAR_CELL."""
+    return math.floor(min(max(cells, -_FAR_CELL), _FAR_CELL))
 
 
 def index_points(indices: np.ndarray | Sequence[int], width: int) -> np.ndarray:

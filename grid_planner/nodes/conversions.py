@@ -26,16 +26,17 @@ def quaternion_to_yaw(q: Quaternion) -> float:
     """The rotation about z of `q`, of any non-zero length; the roll and pitch are ignored.
 
     Both atan2 arguments scale with the squared length, so a quaternion that is not normalised
-    gives the yaw of its normalised self (the unit-only form `1 - 2(y^2 + z^2)` does not).
+    gives the yaw of its normalised self (the unit-only form `1 - 2(y^2 + z^2)` does not). The
+    components are first divided by the largest, so no square overflows (1e200 would give NaN).
     """
-    return math.atan2(
-        2.0 * (q.w * q.z + q.x * q.y), q.w * q.w + q.x * q.x - q.y * q.y - q.z * q.z
-    )
+    largest = max(abs(q.x), abs(q.y), abs(q.z), abs(q.w))
+    x, y, z, w = (v / largest for v in (q.x, q.y, q.z, q.w)) if largest > 0.0 else (0.0,) * 4
+    return math.atan2(2.0 * (w * z + x * y), w * w + x * x - y * y - z * z)
 
 
 def quaternion_norm(q: Quaternion) -> float:
-    """The length of `q`; 0 (or NaN) means the pose has no orientation at all."""
-    return math.sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w)
+    """The length of `q` (without overflow); 0 (or NaN) means the pose has no orientation."""
+    return math.hypot(q.x, q.y, q.z, q.w)
 
 
 def pose_fault(pose: Pose) -> str | None:

@@ -33,6 +33,7 @@ from grid_planner.nodes.concurrency import RequestGate
 from grid_planner.nodes.conversions import (
     map_to_msg,
     planned_path,
+    pose_fault,
     seconds_to_duration,
 )
 from grid_planner.nodes.frames import Pose2D
@@ -80,7 +81,7 @@ class PlannerNode(ManagedNode):
     def __init__(self, tf_buffer: object | None = None, **node_options) -> None:
         super().__init__("grid_planner", **node_options)
         self._maps = PlanningMap()
-        parameters = {**planner_parameters(self._radius_fits_map), **input_parameters(),
+        parameters = {**planner_parameters(self._radii_fit_map), **input_parameters(),
                       **SERVER_PARAMETERS}
         self._rules = {name: rule for name, (_, _, rule) in parameters.items() if rule}
         declare_validated(self, parameters, read_only=READ_ONLY | INPUT_READ_ONLY)
@@ -211,13 +212,20 @@ class PlannerNode(ManagedNode):
     def _param(self, name: str):
         return self.get_parameter(name).value
 
-    def _radius_fits_map(self, radius: float, name: str = "robot_radius") -> str | None:
+    def _radii_fit_map(self, **change: object) -> str | None:
+        """Why the grid settings with `change` (one parameter's new value) would inflate the
+        map in use past max_inflation_cells; None when they fit or no map is in. A radius
+        counts where the cost model measures it (inflation_radius under `inflation` only)."""
         current = self._maps.current
         if current is None:
             return None
-        return inflation_refusal(
-            radius, current.resolution, self._param("max_inflation_cells"), name
-        )
+        limit = change.pop("max_inflation_cells", self._param("max_inflation_cells"))
+        settings = replace(self.grid_settings(), **change)
+        for name, radius in settings.radii().items():
+            refusal = inflation_refusal(radius, current.resolution, limit, name)
+            if refusal is not None:
+                return refusal
+        return None
 
     def _settings(self, planner_id: str | None):
         """`name -> value` of the flat parameters, with the block values of `planner_id`."""
@@ -249,8 +257,10 @@ class PlannerNode(ManagedNode):
     # --- state updates ------------------------------------------------------------------------
 
     def _on_goal(self, msg: PoseStamped) -> None:
-        """A new goal_pose goal: the previous goal's path no longer stands for it."""
-        self._replanner.path.set(None)
+        """A new goal_pose goal: the previous goal's path no longer stands for it (a refused
+        goal changes nothing: the previous goal and its path stay)."""
+        if pose_fault(msg.pose) is None:
+            self._replanner.path.set(None)
         self._poses.on_goal(msg)
 
     def publish_plan(self, path: PathArrays) -> None:

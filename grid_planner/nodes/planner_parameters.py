@@ -27,11 +27,16 @@ READ_ONLY = frozenset(
 
 
 def planner_parameters(
-    radius_fits_map: Callable[[float, str], str | None],
+    radii_fit_map: Callable[..., str | None],
 ) -> dict[str, tuple[object, str, Rule | None]]:
-    """`name -> (default, description, rule)`; `radius_fits_map(radius, name)` checks
-    robot_radius and inflation_radius against the map in use (max_inflation_cells)."""
+    """`name -> (default, description, rule)`; `radii_fit_map(name=value)` says why the grid
+    settings with that one change would inflate the map in use past max_inflation_cells
+    (robot_radius, inflation_radius, cost_model and max_inflation_cells itself go through it)."""
     radius_range = in_range(0.0, MAX_ROBOT_RADIUS_M)
+
+    def fits(name: str, rule: Rule) -> Rule:
+        return lambda value: rule(value) or radii_fit_map(**{name: value})
+
     return {
         "algorithm": ("astar", f"search algorithm: {', '.join(GRID_ALGORITHMS)}",
                       one_of(GRID_ALGORITHMS)),
@@ -39,7 +44,7 @@ def planner_parameters(
                                lambda v: None if 1 <= v <= 100 else "must be in 1..100"),
         "allow_unknown": (False, "false: unknown (-1) cells are lethal", None),
         "robot_radius": (0.0, "m; cells within this of a lethal cell are inflated",
-                         lambda v: radius_range(v) or radius_fits_map(v, "robot_radius")),
+                         fits("robot_radius", radius_range)),
         "goal_tolerance": (0.0, "m; a blocked goal may move this far in x and y", at_least(0.0)),
         "max_planning_time": (5.0, "s (steady clock) a plan may take", at_least(0.001)),
         "use_final_approach_orientation": (
@@ -57,19 +62,19 @@ def planner_parameters(
         "max_map_cells": (4096 * 4096, "largest map accepted (width x height cells)",
                           at_least(1)),
         "max_inflation_cells": (100, "robot_radius / map resolution may be at most this",
-                                at_least(0)),
+                                fits("max_inflation_cells", at_least(0))),
         "max_path_poses": (200_000, "longest path sent; longer ones fail NO_VALID_PATH",
                            at_least(1)),
         "max_nodes": (2_000_000, "nodes one plan may expand (bounds a search's memory)",
                       at_least(1)),
         "cost_model": (DEFAULT_COST_MODEL, "uniform (blocked or free), inflation (our own "
                        "inflation layer's costs) or costmap (the map is a Nav2 costmap)",
-                       one_of(COST_MODELS)),
+                       fits("cost_model", one_of(COST_MODELS))),
         "connectivity": (4, "4 or 8 neighbours; diagonals never cut a corner",
                          lambda v: None if v in CONNECTIVITIES else "must be 4 or 8"),
         "inflation_radius": (DEFAULT_INFLATION_RADIUS, "m; cost_model inflation: how far "
                              "costs reach from obstacles",
-                             lambda v: radius_range(v) or radius_fits_map(v, "inflation_radius")),
+                             fits("inflation_radius", radius_range)),
         "cost_scaling_factor": (DEFAULT_COST_SCALING_FACTOR, "cost_model inflation: how fast "
                                 "costs fall with distance (Nav2's exponential)", at_least(0.0)),
         "cost_travel_multiplier": (DEFAULT_COST_TRAVEL_MULTIPLIER, "a step onto a cell of cost "

@@ -71,6 +71,12 @@ class PoseInputs:
             self._worker.stop()
 
     @property
+    def pending(self) -> bool:
+        """Whether the active goal waits for a map or a start (it was never planned)."""
+        with self._lock:
+            return self._goal is not None and self._waiting_logged is not None
+
+    @property
     def start_source(self) -> str:
         """Where the current start comes from, for the ready line."""
         if self.frames.buffer is not None:

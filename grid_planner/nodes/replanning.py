@@ -107,10 +107,16 @@ class GoalReplanner:
         node.add_post_set_parameters_callback(self._on_parameters_set)
 
     def map_changed(self, after: PlanningGrid | None, why: str) -> None:
-        """Replan the active goal after the map became `after`, if the policy says so."""
+        """Replan the active goal after the map became `after`, if the policy says so; a goal
+        still pending (never planned: it came before a map) is planned whatever the policy."""
         node = self._node
         policy = node.get_parameter("replan_on_map_update").value
-        if policy == "never" or after is None:
+        if after is None:
+            return
+        if self._poses.pending:
+            self._poses.plan_active_goal(why)
+            return
+        if policy == "never":
             return
         if policy == "when_blocked":
             try:

@@ -68,6 +68,16 @@ def test_cell_centres_and_floor_conversion():
         occupancy.cell_index(5, 0)
 
 
+def test_a_point_too_far_for_any_cell_number_is_far_outside_not_an_overflow():
+    occupancy = OccupancyMap.from_rows(np.zeros((4, 5)), resolution=0.05)
+    far = 1 << 62
+    assert occupancy.world_to_cell(1e308, -1e308) == (far, -far)
+    assert occupancy.worlds_to_cells(np.array([[1e308, -1e308], [0.06, 0.11]])).tolist() == [
+        [far, -far], [1, 2],
+    ]
+    assert not occupancy.contains_cell(far, 0)
+
+
 @given(
     x=st.integers(0, 4095),
     y=st.integers(0, 4095),

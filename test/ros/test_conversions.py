@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Point, Pose, PoseStamped, Quaternion
 from rclpy.serialization import deserialize_message, serialize_message
@@ -75,6 +76,14 @@ def test_pose_checks_reject_nan_inf_and_zero_quaternions() -> None:
         "pose is not finite or has a zero-length quaternion: position (0.0, 0.0, 0.0), "
         "orientation (0.0, 0.0, 0.0, 0.0)"
     )
+
+
+def test_huge_quaternions_keep_their_yaw_and_length() -> None:
+    # Squares of 1e200 overflow: the components are scaled first.
+    huge = Quaternion(z=1e200, w=1e200)
+    assert quaternion_to_yaw(huge) == pytest.approx(math.pi / 2)
+    assert pose_fault(Pose(orientation=huge)) is None
+    assert quaternion_to_yaw(Quaternion(z=-1e-5, w=1e-5)) == pytest.approx(-math.pi / 2)
 
 
 def test_seconds_become_a_duration() -> None:

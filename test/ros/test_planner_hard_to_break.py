@@ -285,6 +285,29 @@ def test_an_unworkable_robot_radius_is_refused_and_the_old_one_stays(
     assert_good_plan_answered(planner)
 
 
+def test_every_change_that_would_inflate_the_map_too_far_is_refused(planner) -> None:
+    # A radius counts where the cost model measures it: inflation_radius under `inflation`.
+    planner.publish_map(OccupancyMap(40, 30, 0.05, np.zeros(1200)))
+    try:
+        assert planner.set_parameter("inflation_radius", 10.0).successful  # uniform: unused
+        result = planner.set_parameter("cost_model", "inflation")
+        assert (result.successful, result.reason) == (
+            False, "cost_model='inflation' refused: inflation_radius 10.0 m is 200 cells at "
+                   "0.05 m/cell, more than max_inflation_cells 100")
+        assert planner.set_parameter("robot_radius", 2.0).successful  # 40 cells
+        result = planner.set_parameter("max_inflation_cells", 39)
+        assert (result.successful, result.reason) == (
+            False, "max_inflation_cells=39 refused: robot_radius 2.0 m is 40 cells at "
+                   "0.05 m/cell, more than max_inflation_cells 39")
+        assert parameter(planner, "cost_model") == "uniform"
+        assert parameter(planner, "max_inflation_cells") == 100
+    finally:
+        assert planner.set_parameter("robot_radius", 0.0).successful
+        assert planner.set_parameter("inflation_radius", 0.55).successful
+    planner.publish_map(TUTORIAL)
+    assert_good_plan_answered(planner)
+
+
 def test_a_map_too_fine_for_the_robot_radius_is_refused_and_the_map_stays(planner) -> None:
     assert planner.set_parameter("robot_radius", 60.0).successful  # 60 cells on the 1 m map
     try:

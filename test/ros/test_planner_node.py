@@ -263,8 +263,11 @@ def test_long_plans_reach_standard_and_raw_clients_alike(planner) -> None:
     assert math.isclose(answer.path_length, (raw.pose_count - 1) * 0.1, rel_tol=1e-6)
 
 
-def test_goal_before_map_is_planned_when_the_map_arrives(tmp_path: Path) -> None:
-    with running("planner_node", ["--ros-args", "-r", "__ns:=/early"], tmp_path) as proc:
+@pytest.mark.parametrize("policy", ["when_blocked", "never"])
+def test_goal_before_map_is_planned_when_the_map_arrives(tmp_path: Path, policy: str) -> None:
+    # `never` is about replanning a path after map changes; a pending goal had none yet.
+    arguments = ["--ros-args", "-r", "__ns:=/early", "-p", f"replan_on_map_update:={policy}"]
+    with running("planner_node", arguments, tmp_path) as proc:
         with ros_client("early_test") as client:
             harness = PlannerHarness(client, proc, "/early")
             wait_until(lambda: harness.goal_pub.get_subscription_count() > 0, what="subscriber")
@@ -303,6 +306,22 @@ def test_new_map_replans_the_active_goal(planner) -> None:
     assert len(second.poses) == 17  # still 9 + 7 steps, now through open space
     assert_valid_path(second, opened, (0, 7), (9, 0))
     assert [p.pose.position.x for p in second.poses] != [p.pose.position.x for p in first.poses]
+
+
+def test_a_refused_goal_keeps_the_previous_goal_and_its_path(planner) -> None:
+    planner.publish_map(TUTORIAL)
+    planner.set_start(0.5, 7.5)
+    before = len(planner.plans)
+    planner.goal_pub.publish(pose(9.5, 0.5))
+    planner.wait_for_plan_between((0.5, 7.5), (9.5, 0.5), before)
+    planned = planner.proc.output().count("plan: astar")
+    planner.goal_pub.publish(pose(float("nan"), 0.5))
+    planner.proc.wait_for_output("goal_pose refused")
+    # A map that leaves the path clear: under when_blocked the kept path is not replanned.
+    planner.publish_map(OccupancyMap.from_rows(np.zeros((8, 10)), resolution=1.0))
+    with suppress(AssertionError):
+        wait_until(lambda: planner.proc.output().count("plan: astar") > planned, timeout=2.0)
+    assert planner.proc.output().count("plan: astar") == planned
 
 
 def test_expanded_cells_are_published_when_asked(planner) -> None:
