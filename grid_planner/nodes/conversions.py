@@ -39,6 +39,12 @@ def quaternion_norm(q: Quaternion) -> float:
     return math.hypot(q.x, q.y, q.z, q.w)
 
 
+def header_frame(msg: object) -> str:
+    """The frame a map or map update names, a leading `/` dropped (`/map` is `map`), as
+    for poses."""
+    return msg.header.frame_id.lstrip("/")
+
+
 def pose_fault(pose: Pose) -> str | None:
     """What is wrong with `pose` (a non-finite value or a zero-length quaternion), or None."""
     p, q = pose.position, pose.orientation
@@ -95,7 +101,7 @@ def msg_to_map(msg: OccupancyGrid) -> OccupancyMap:
         origin_x=info.origin.position.x,
         origin_y=info.origin.position.y,
         origin_yaw=quaternion_to_yaw(info.origin.orientation),
-        frame_id=msg.header.frame_id,
+        frame_id=header_frame(msg),
     )
 
 

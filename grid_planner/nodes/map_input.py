@@ -6,24 +6,33 @@ topic carries, by the type its publishers use: `MapFollower` subscribes as Occup
 at the topic's publishers every `POLL_PERIOD_S`, and switches the subscription to
 nav2_msgs/Costmap when one of them publishes that (exact costs win), back to OccupancyGrid when
 none does. nav2_msgs is imported only here, so the planner needs it only to read costmap_raw.
-Partial updates arrive on `<map topic>_updates` as map_msgs/OccupancyGridUpdate (`update_class`,
-None where map_msgs is missing: then the planner follows full maps only).
+Partial updates arrive on `<map topic>_updates` (`updates_topic`: the map subscription's
+remapped name, so Nav2's `costmap_raw_updates` for `costmap_raw`) in the type that goes with
+the map's: map_msgs/OccupancyGridUpdate with an OccupancyGrid (`update_class`, None where
+map_msgs is missing: then the planner follows full maps only), nav2_msgs/CostmapUpdate (raw
+costs, `patch_costmap`) with a nav2_msgs/Costmap.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 from nav_msgs.msg import OccupancyGrid
 from rclpy.node import Node
 from rclpy.qos import QoSProfile
 
-from grid_planner.grid.costs import costmap_value
+from grid_planner.grid.costs import costmap_raw, costmap_value
 from grid_planner.grid.errors import UnsupportedMapError
 from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.grid.patching import MapPatch
-from grid_planner.nodes.conversions import msg_to_map, quaternion_norm, quaternion_to_yaw
+from grid_planner.nodes.conversions import (
+    header_frame,
+    msg_to_map,
+    quaternion_norm,
+    quaternion_to_yaw,
+)
 
 COSTMAP_TYPE = "nav2_msgs/msg/Costmap"
 OCCUPANCY_GRID_TYPE = "nav_msgs/msg/OccupancyGrid"
@@ -46,6 +55,40 @@ def update_class() -> type | None:
     except ImportError:
         return None
     return OccupancyGridUpdate
+
+
+def costmap_update_class() -> type | None:
+    """nav2_msgs/CostmapUpdate, or None where nav2_msgs (or that message, new in Jazzy) is
+    missing."""
+    try:
+        from nav2_msgs.msg import CostmapUpdate
+    except ImportError:
+        return None
+    return CostmapUpdate
+
+
+def is_costmap_update(msg: object) -> bool:
+    """Whether `msg` is a nav2_msgs/CostmapUpdate (else a map_msgs/OccupancyGridUpdate)."""
+    costmap_update = costmap_update_class()
+    return costmap_update is not None and isinstance(msg, costmap_update)
+
+
+def update_size(msg: object) -> tuple[int, int]:
+    """(width, height) in cells of an OccupancyGridUpdate or a nav2_msgs/CostmapUpdate."""
+    if is_costmap_update(msg):
+        return msg.size_x, msg.size_y
+    return msg.width, msg.height
+
+
+def updates_topic(node: Node, topic: str) -> str:
+    """The updates topic of the map topic `topic`: `<topic>_updates` where a remap rule names
+    that, else the map's resolved (remapped) name plus `_updates`, so a node told
+    `-r map:=global_costmap/costmap_raw` follows `global_costmap/costmap_raw_updates`."""
+    updates = f"{topic}_updates"
+    remapped = node.resolve_topic_name(updates)
+    if remapped != node.resolve_topic_name(updates, only_expand=True):
+        return remapped
+    return f"{node.resolve_topic_name(topic)}_updates"
 
 
 def update_to_patch(msg: object) -> MapPatch:
@@ -89,9 +132,29 @@ def costmap_to_map(msg: object) -> OccupancyMap:
         origin_x=meta.origin.position.x,
         origin_y=meta.origin.position.y,
         origin_yaw=quaternion_to_yaw(origin),
-        frame_id=msg.header.frame_id,
+        frame_id=header_frame(msg),
         raw_costs=raw,
     )
+
+
+def patch_costmap(occupancy: OccupancyMap, msg: object) -> OccupancyMap:
+    """`occupancy` with the raw costs of a nav2_msgs/CostmapUpdate in its window, translated as
+    `costmap_to_map` translates a full costmap's, so a patch gives the map those costs sent
+    whole would; PatchError when it does not fit. A map without raw costs (an OccupancyGrid
+    before) gets its values read back onto the raw scale first, as its grid reads them."""
+    raw = np.frombuffer(bytes(msg.data), dtype=np.uint8)
+    patch = MapPatch(int(msg.x), int(msg.y), int(msg.size_x), int(msg.size_y), raw)
+    patch.check(occupancy)
+    window = raw.reshape(patch.height, patch.width)
+    shape = (occupancy.height, occupancy.width)
+    costs = occupancy.raw_costs
+    costs = costmap_raw(occupancy.data) if costs is None else costs.copy()
+    costs.reshape(shape)[patch.window] = window
+    data = occupancy.data.copy()
+    data.reshape(shape)[patch.window] = costmap_value(window)
+    for owned in (costs, data):  # flat and owned: the new map keeps them without a copy
+        owned.setflags(write=False)
+    return replace(occupancy, data=data, raw_costs=costs)
 
 
 def message_to_map(msg: object) -> OccupancyMap:
@@ -101,40 +164,96 @@ def message_to_map(msg: object) -> OccupancyMap:
     return costmap_to_map(msg)
 
 
-class MapFollower:
-    """The map subscription, of the type the topic's publishers use (see the module doc)."""
+class TypedSubscription:
+    """A subscription to one topic whose message type may change (made again in the new type)."""
 
     def __init__(
         self, node: Node, topic: str, callback: Callable[[object], None], qos: QoSProfile,
         callback_group: object,
     ) -> None:
         self._node = node
-        self._topic = topic
+        self.topic = topic
         self._callback = callback
         self._qos = qos
         self._group = callback_group
-        self.message_type: type = OccupancyGrid
-        self._subscription = node.create_subscription(
-            OccupancyGrid, topic, callback, qos, callback_group=callback_group
+        self.message_type: type | None = None
+        self._subscription = None
+
+    def subscribe(self, message_type: type | None) -> None:
+        """Subscribe as `message_type` (None: not at all); raises what rclpy raises."""
+        if message_type is not None:
+            self._subscription = self._node.create_subscription(
+                message_type, self.topic, self._callback, self._qos, callback_group=self._group
+            )
+        self.message_type = message_type
+
+    def follow(self, message_type: type | None) -> bool:
+        """Subscribe as `message_type` unless it is so already; False, to try again on a
+        later call, when DDS refuses the new type for now."""
+        if message_type is self.message_type:
+            return True
+        self.destroy()
+        try:
+            self.subscribe(message_type)
+        except RuntimeError as error:
+            # DDS may still hold the old reader of the other type for a moment.
+            self._node.get_logger().debug(f"topic '{self.topic}': {error}; retrying")
+            return False
+        return True
+
+    def destroy(self) -> None:
+        """Destroy the subscription, if any."""
+        if self._subscription is not None:
+            self._node.destroy_subscription(self._subscription)
+            self._subscription = None
+        self.message_type = None
+
+
+class MapFollower:
+    """The map subscription and its updates subscription, in the types the map topic's
+    publishers use (see the module doc)."""
+
+    def __init__(
+        self, node: Node, topic: str, on_map: Callable[[object], None],
+        on_update: Callable[[object], None], qos: QoSProfile, callback_group: object,
+    ) -> None:
+        self._node = node
+        self._topic = topic
+        self._map = TypedSubscription(node, topic, on_map, qos, callback_group)
+        self._map.subscribe(OccupancyGrid)
+        self._updates = TypedSubscription(
+            node, updates_topic(node, topic), on_update, qos, callback_group
         )
+        self._update_types: dict[type, type | None] = {OccupancyGrid: update_class()}
+        self._warn_without_updates(OccupancyGrid)
+        self._updates.subscribe(self._update_types[OccupancyGrid])
         self._costmap = costmap_class()
         self._timer = None
         if self._costmap is not None:
+            self._update_types[self._costmap] = costmap_update_class()
             self._timer = node.create_timer(
                 POLL_PERIOD_S, self._follow_type, callback_group=callback_group
             )
 
     def destroy(self) -> None:
-        """Destroy the subscription and the type-following timer (a lifecycle cleanup)."""
+        """Destroy the subscriptions and the type-following timer (a lifecycle cleanup)."""
         if self._timer is not None:
             self._node.destroy_timer(self._timer)
             self._timer = None
-        if self._subscription is not None:
-            self._node.destroy_subscription(self._subscription)
-            self._subscription = None
+        self._updates.destroy()
+        self._map.destroy()
+
+    def _warn_without_updates(self, map_type: type) -> None:
+        """Say so when the update type that goes with `map_type` is not installed."""
+        if self._update_types[map_type] is None:
+            missing = "map_msgs" if map_type is OccupancyGrid else "nav2_msgs/msg/CostmapUpdate"
+            self._node.get_logger().warning(
+                f"{missing} is not installed: no partial map updates on '{self._updates.topic}'"
+            )
 
     def _follow_type(self) -> None:
-        """Switch the subscription to the type the topic's publishers use, if it differs."""
+        """Switch the subscriptions to the types the map topic's publishers use, if they
+        differ."""
         publishers = self._node.get_publishers_info_by_topic(
             self._node.resolve_topic_name(self._topic)
         )
@@ -145,19 +264,11 @@ class MapFollower:
             wanted = OccupancyGrid
         else:
             return
-        if wanted is self.message_type and self._subscription is not None:
+        switched = wanted is not self._map.message_type
+        if not self._map.follow(wanted):
             return
-        if self._subscription is not None:
-            self._node.destroy_subscription(self._subscription)
-            self._subscription = None
-        try:
-            self._subscription = self._node.create_subscription(
-                wanted, self._topic, self._callback, self._qos, callback_group=self._group
-            )
-        except RuntimeError as error:
-            # DDS may still hold the old reader of the other type for a moment: try next tick.
-            self._node.get_logger().debug(f"map topic '{self._topic}': {error}; retrying")
-            return
-        self.message_type = wanted
-        name = COSTMAP_TYPE if wanted is self._costmap else OCCUPANCY_GRID_TYPE
-        self._node.get_logger().info(f"map topic '{self._topic}' carries {name}: following it")
+        if switched:
+            name = COSTMAP_TYPE if wanted is self._costmap else OCCUPANCY_GRID_TYPE
+            self._node.get_logger().info(f"map topic '{self._topic}' carries {name}: following it")
+            self._warn_without_updates(wanted)
+        self._updates.follow(self._update_types[wanted])

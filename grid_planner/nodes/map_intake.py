@@ -1,9 +1,12 @@
 """planner_node's map intake: full maps and partial updates into its `PlanningMap`.
 
 A full map on `map_topic` that fits the node's limits replaces the map in use (compared first,
-see `PlanningMap.replace`); a patch on `<map_topic>_updates` (where map_msgs is installed) is
-applied to it. A map or patch that does not fit is refused with the reason in the log and the
-map stays as it was. After either, the active goal's path is checked (`GoalReplanner`).
+see `PlanningMap.replace`); a patch on `<map_topic>_updates` (see `map_input`) is applied to it:
+a map_msgs/OccupancyGridUpdate as a `MapPatch`, a nav2_msgs/CostmapUpdate as the full map it
+makes (`patch_costmap`: its raw costs are kept exactly, which a `MapPatch` of values would not
+do), prepared again in the changed box as a full map is. A map or patch that does not fit is
+refused with the reason in the log and the map stays as it was. After either, the active
+goal's path is checked (`GoalReplanner`).
 """
 
 from __future__ import annotations
@@ -11,11 +14,28 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
+from grid_planner.grid.components import Region
 from grid_planner.grid.errors import UnsupportedMapError
+from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.grid.patching import PatchError
+from grid_planner.grid.planning_grid import PlanningGrid
 from grid_planner.grid.timing import format_timings
-from grid_planner.nodes.map_input import MapFollower, stamp_ns, update_class, update_to_patch
-from grid_planner.nodes.planning_map import MapLimits, PlanningMap, admit_map, describe_change
+from grid_planner.nodes.conversions import header_frame
+from grid_planner.nodes.map_input import (
+    MapFollower,
+    is_costmap_update,
+    patch_costmap,
+    stamp_ns,
+    update_size,
+    update_to_patch,
+)
+from grid_planner.nodes.planning_map import (
+    GridSettings,
+    MapLimits,
+    PlanningMap,
+    admit_map,
+    describe_change,
+)
 from grid_planner.nodes.qos import MAP_QOS
 from grid_planner.nodes.replanning import GoalReplanner
 
@@ -32,6 +52,7 @@ class MapIntake:
         self._maps = maps
         self._replanner = replanner
         self._planner_ids = planner_ids
+        self._map_stamp_ns = 0  # the stamp of the full map in use, for raw costmap updates
 
     def _param(self, name: str):
         return self._node.get_parameter(name).value
@@ -42,16 +63,9 @@ class MapIntake:
 
     def open(self, group: object) -> None:
         """Follow the map topic and its updates topic (callbacks in `group`, one at a time)."""
-        node, topic = self._node, self._param("map_topic")
-        node.keep(MapFollower(node, topic, self.on_map, MAP_QOS, group))
-        updates = update_class()
-        if updates is None:
-            node.get_logger().warning(
-                f"map_msgs is not installed: no partial map updates on '{topic}_updates'"
-            )
-            return
-        node.keep(node.create_subscription(
-            updates, f"{topic}_updates", self.on_map_update, MAP_QOS, callback_group=group,
+        node = self._node
+        node.keep(MapFollower(
+            node, self._param("map_topic"), self.on_map, self.on_map_update, MAP_QOS, group
         ))
 
     def on_map(self, msg: object) -> None:
@@ -68,34 +82,71 @@ class MapIntake:
             began = time.perf_counter()
             occupancy = admit_map(msg, limits, settings)
             timings["convert"] = time.perf_counter() - began
-            grid, changed = self._maps.replace(occupancy, stamp_ns(msg), settings, timings)
+            grid, changed = self._use(occupancy, stamp_ns(msg), settings, timings)
         except (UnsupportedMapError, ValueError) as error:
             node.get_logger().error(f"map refused: {error}")
             return
-        for planner_id in planners:  # so an action's first plan finds its grid
-            self._maps.grid(node.grid_settings(planner_id))
+        self._prepare(planners)
         node.get_logger().info(f"map received in frame '{grid.map.frame_id}': {grid.describe()}"
                                f"{describe_change(changed)}")
         node.get_logger().debug(f"map prepared: {format_timings(timings)}")
         self._replanner.map_changed(grid, "the map changed")
 
+    def _use(
+        self, occupancy: OccupancyMap, stamp: int, settings: GridSettings,
+        timings: dict[str, float],
+    ) -> tuple[PlanningGrid, Region | None]:
+        """Make the full map `occupancy` (stamped `stamp`) the map in use; its grid under
+        `settings` and the box that changed (see `PlanningMap.replace`)."""
+        grid, changed = self._maps.replace(occupancy, stamp, settings, timings)
+        self._map_stamp_ns = stamp
+        return grid, changed
+
+    def _prepare(self, planners: Sequence[str]) -> None:
+        """Make each planner's grid of the map in use, so an action's first plan finds it."""
+        for planner_id in planners:
+            self._maps.grid(self._node.grid_settings(planner_id))
+
+    def _apply_costmap_update(
+        self, msg: object, planners: Sequence[str], timings: dict[str, float]
+    ) -> None:
+        """Apply a nav2_msgs/CostmapUpdate as the full map it makes; PatchError, with the
+        reasons `PlanningMap.apply` gives a patch, when it does not fit."""
+        current = self._maps.current
+        if current is None:
+            raise PatchError("no full map has been received yet")
+        stamp = stamp_ns(msg)
+        if stamp < self._map_stamp_ns:
+            raise PatchError(
+                f"its stamp {stamp / 1e9:.3f} s is older than the current full map's "
+                f"{self._map_stamp_ns / 1e9:.3f} s"
+            )
+        self._use(patch_costmap(current, msg), self._map_stamp_ns, self._node.grid_settings(),
+                  timings)
+        self._prepare(planners)
+
     def on_map_update(self, msg: object) -> None:
         """Apply a partial update to the map and its grids; refuse a misfit with a WARN."""
-        if self._serving() is None:
+        planners = self._serving()
+        if planners is None:
             return
         node = self._node
         timings: dict[str, float] = {}
         try:
             current = self._maps.current
-            if current is not None and msg.header.frame_id != current.frame_id:
+            if current is not None and header_frame(msg) != current.frame_id:
                 raise PatchError(f"its frame '{msg.header.frame_id}' is not the map's frame "
                                  f"'{current.frame_id}'")
-            self._maps.apply(update_to_patch(msg), stamp_ns(msg), timings)
+            if is_costmap_update(msg):
+                self._apply_costmap_update(msg, planners, timings)
+            else:
+                self._maps.apply(update_to_patch(msg), stamp_ns(msg), timings)
         except PatchError as error:
             node.get_logger().warning(f"map update refused: {error}; the map stays as it was")
             return
+        width, height = update_size(msg)
         node.get_logger().debug(
-            f"map update {msg.width} x {msg.height} at ({msg.x}, {msg.y}) applied: "
+            f"map update {width} x {height} at ({msg.x}, {msg.y}) applied: "
             f"{format_timings(timings)}"
         )
         self._replanner.map_changed(self._maps.peek(node.grid_settings()), "the map was updated")

@@ -23,6 +23,7 @@ from grid_planner.grid.patching import (
     regrid,
 )
 from grid_planner.grid.planning_grid import PlanningGrid
+from grid_planner.nodes.conversions import header_frame
 from grid_planner.nodes.map_input import map_size, message_to_map
 
 
@@ -85,7 +86,7 @@ def inflation_refusal(
 def admit_map(msg: object, limits: MapLimits, settings: GridSettings) -> OccupancyMap:
     """The core map of `msg` (an OccupancyGrid or a nav2_msgs/Costmap) if it fits `limits`
     under `settings`; raises UnsupportedMapError with the reason."""
-    if msg.header.frame_id != limits.global_frame:
+    if header_frame(msg) != limits.global_frame:
         raise UnsupportedMapError(
             f"its frame '{msg.header.frame_id}' is not the global frame "
             f"'{limits.global_frame}' (set global_frame or publish the map in it)"

@@ -408,6 +408,20 @@ def test_map_in_another_frame_is_refused_and_the_old_map_stays(planner) -> None:
     assert (answer.error_code, len(answer.path.poses)) == (Codes.NONE, 17)
 
 
+def test_a_map_in_slash_map_is_the_map_frame_as_poses_are(planner) -> None:
+    # ROS 1 style publishers and bags stamp `/map`; a pose in `/map` is read as `map` too.
+    slashed = map_to_msg(TUTORIAL, planner.client.node.get_clock().now().to_msg())
+    slashed.header.frame_id = "/map"
+    taken = planner.proc.output().count("map received in frame 'map'")
+    planner.map_pub.publish(slashed)
+    planner.maps_sent += 1
+    wait_until(lambda: planner.proc.output().count("map received in frame 'map'") > taken,
+               what="the map in /map to be taken")
+    answer = planner.request(centre(TUTORIAL, (9, 0)), start=centre(TUTORIAL, (0, 7)))
+    assert (answer.error_code, len(answer.path.poses)) == (Codes.NONE, 17)
+    assert answer.path.header.frame_id == "map"
+
+
 def test_rotated_map_origin_is_planned_in_world_coordinates(planner) -> None:
     rotated = OccupancyMap.from_rows(
         np.array(TUTORIAL_ROWS) * 100, resolution=0.5, origin=(2.0, -1.0, math.pi / 2)
