@@ -71,7 +71,7 @@ class StartOccupied(PlannerError):  # noqa: N818 (Nav2 names)
 
 
 class GoalOccupied(PlannerError):  # noqa: N818 (Nav2 names)
-    """The goal cell is blocked (lethal or inflated) and the goal tolerance is 0."""
+    """The goal cell is blocked (lethal or inflated) and the tolerance reaches no other cell."""
 
     error_code = 206
     code_name = "GOAL_OCCUPIED"

@@ -65,7 +65,7 @@ def choose_targets(
         if not grid.free_mask[goal]:
             raise GoalOccupied(
                 f"goal {describe_cell(grid, goal)} is blocked ({why_blocked(grid, goal)}) "
-                "and the goal tolerance is 0"
+                "and the goal tolerance reaches no other cell"
             )
         if int(labels[goal]) not in reachable:
             raise NoValidPathFound(

@@ -391,12 +391,14 @@ def warm_up() -> float:
     return time.perf_counter() - began
 
 
-def warm_once() -> None:
-    """`warm_up` unless this process has done it: a solve calls this in its set-up, so the
-    first compiled solve's planning time and deadline never pay for numba's load (about 1 s
-    from the cache; concurrent first solves wait for one load)."""
+def warm_once() -> float:
+    """`warm_up` unless this process has done it; the seconds this call spent. A solve calls
+    this in its set-up, so the first compiled solve's planning time and deadline never pay
+    for numba's load (about 1 s from the cache; concurrent first solves wait for one load)."""
     if _warm:
-        return
+        return 0.0
+    began = time.perf_counter()
     with _warm_lock:
         if not _warm:
             warm_up()
+    return time.perf_counter() - began

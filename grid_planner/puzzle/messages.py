@@ -8,6 +8,11 @@ from ..search.registry import lookup
 from .board import inversions
 
 
+def moves_text(count: int) -> str:
+    """`count` moves in words: "1 move", "31 moves"."""
+    return f"{count} move" if count == 1 else f"{count} moves"
+
+
 def _parity(count: int) -> str:
     return "odd" if count % 2 else "even"
 

@@ -44,7 +44,7 @@ from .board import (
     replay_boards,
 )
 from .compiled_idastar import FAST_HEURISTIC_KINDS, fast_idastar, warm_once
-from .messages import limit_message, unsolvable_reason
+from .messages import limit_message, moves_text, unsolvable_reason
 from .problem import PuzzleProblem
 from .resolve import best_heuristic, check_heuristic, heuristic_kind, resolve_heuristic
 from .tables import Setup, SetupStoppedError
@@ -136,10 +136,11 @@ class PuzzleOutcome:
     `moves` are the blank's moves from `board` to `goal`; `planning_time` is the search
     alone (0 when no search ran), `setup_time` the seconds spent getting its heuristic table
     ready before it (built, loaded, or waited for) and, on a process's first compiled solve,
-    loading the compiled search. `algorithm` and `heuristic` are what ran;
-    `auto` names those that `auto` chose; `fallback` says why the heuristic that ran is not
-    the one asked for ("" when it is). `result` is the underlying SearchResult (None when the
-    request was refused or the board is unsolvable); `backend` what ran it.
+    loading the compiled search (the message notes a set-up only for its table part).
+    `algorithm` and `heuristic` are what ran; `auto` names those that `auto` chose;
+    `fallback` says why the heuristic that ran is not the one asked for ("" when it is).
+    `result` is the underlying SearchResult (None when the request was refused or the board
+    is unsolvable); `backend` what ran it.
     """
 
     status: PuzzleStatus
@@ -361,8 +362,7 @@ def solve(
         progress.phase = "done"
         return outcome
     outcome.backend = _route(info, resolved, backend)
-    if outcome.backend == "numba":
-        warm_once()
+    loading = warm_once() if outcome.backend == "numba" else 0.0
     outcome.setup_time = progress.setup_time = time.monotonic() - began
     budget = _after_setup(budget, outcome.setup_time)
     if budget is not None:
@@ -381,16 +381,15 @@ def solve(
         f"; {text}" for text in (
             outcome.fallback,
             f"auto chose {chose}" if chose else "",
-            f"setup {outcome.setup_time:.2f} s (made ready before the search, not counted in "
-            "the timeout)"
-            if outcome.setup_time >= _NOTABLE_SETUP_S else "",
+            f"setup {outcome.setup_time:.2f} s (tables ready, not counted in the timeout)"
+            if outcome.setup_time - loading >= _NOTABLE_SETUP_S else "",
         ) if text
     )
     if result.status is SearchStatus.SOLVED:
         outcome.status = PuzzleStatus.SOLVED
         outcome.moves = list(result.actions)
         quality = "optimal" if result.optimal else f"not guaranteed shortest with {algorithm}"
-        outcome.message = f"solved in {result.length} moves ({quality}){notes}"
+        outcome.message = f"solved in {moves_text(result.length)} ({quality}){notes}"
     elif result.status is SearchStatus.LIMIT_REACHED:
         outcome.status = PuzzleStatus.LIMIT_REACHED
         outcome.message = limit_message(result, budget, depth_limit) + notes

@@ -23,8 +23,17 @@ from grid_planner.puzzle import (
     per_run_budget,
     replay,
     solve,
+    warm_up,
 )
 from grid_planner.search import Budget, LimitKind
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _compiled_search_loaded():
+    """Load the compiled search first, as a server does at start: its one-off load would
+    otherwise be the first compiled solve's set-up, noted in the message these tests check."""
+    warm_up()
+
 
 # OEIS A089473: 8-puzzle boards at each distance 0..31 from the goal.
 DEPTH_COUNTS = [
@@ -194,6 +203,7 @@ def test_invalid_board_status_and_message(board, fragment):
         ({"budget": Budget(max_nodes=-5)}, "max_expansions must be >= 0"),
     ],
 )
+
 def test_invalid_request_status_and_message(kwargs, fragment):
     outcome = solve("1 2 3 4 0 6 7 5 8", **kwargs)
     assert outcome.status is PuzzleStatus.INVALID_REQUEST
@@ -297,3 +307,7 @@ def test_compare_on_a_15_puzzle_reports_hopeless_runs_as_limit_reached():
     assert [(o.status, o.limit, o.nodes_expanded) for o in outcomes] == [
         (PuzzleStatus.LIMIT_REACHED, LimitKind.MAX_NODES, 2000)
     ] * 3
+
+
+def test_a_one_move_solve_says_move_not_moves():
+    assert solve("1 2 3 4 5 6 7 0 8", algorithm="bfs").message == "solved in 1 move (optimal)"
