@@ -7,7 +7,7 @@ from pathlib import Path
 
 from grid_planner.puzzle import PuzzleOutcome
 
-from .output import EXIT_OK, InputError, ms
+from .output import EXIT_OK, InputError, ms, warm_kernels
 from .parser import budget_from
 from .plan import endpoint, load_grid, report_plan_failure, run_grid_plan
 
@@ -36,7 +36,7 @@ def run_animate(args: argparse.Namespace) -> int:
     start = endpoint(args.start, "start", args.cells)
     goal = endpoint(args.goal, "goal", args.cells)
     grid = load_grid(args, args.map)
-    warm_up()
+    warm_kernels(warm_up)
     plans = []
     for algorithm in args.algorithms:
         try:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+
+from grid_planner.jit.warm_notice import NOTICE_AFTER_S, warm_with_notice
 
 EXIT_OK = 0
 EXIT_NO_RESULT = 1  # no path, unsolvable, or a budget ran out
@@ -33,6 +35,22 @@ def print_json(value: object) -> None:
 def error_line(message: str) -> None:
     """One error line on stderr, prefixed with the program's name."""
     print(f"{PROG}: {message}", file=sys.stderr)
+
+
+class _TerminalNotice:
+    """A logger for `warm_with_notice` that says its line on stderr, on a terminal only (pipes,
+    `--json` readers and the tests see nothing, as with the progress bars)."""
+
+    def info(self, message: str) -> None:
+        if sys.stderr.isatty():
+            error_line(message)
+
+
+def warm_kernels(warm: Callable[[], float], after: float = NOTICE_AFTER_S) -> float:
+    """Run a kernels' `warm` before anything is timed, saying why the command is silent when
+    it compiles (the first run after an install: a minute or more)."""
+    return warm_with_notice(warm, _TerminalNotice(), "search kernels", after, first="run",
+                            waiting="the command goes on when it is done")
 
 
 def ms(seconds: float) -> str:

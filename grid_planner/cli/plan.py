@@ -9,7 +9,16 @@ from typing import TYPE_CHECKING
 
 from grid_planner.search import Budget
 
-from .output import DFS_NOTE, EXIT_NO_RESULT, EXIT_OK, InputError, error_line, ms, print_json
+from .output import (
+    DFS_NOTE,
+    EXIT_NO_RESULT,
+    EXIT_OK,
+    InputError,
+    error_line,
+    ms,
+    print_json,
+    warm_kernels,
+)
 from .parser import budget_from
 
 if TYPE_CHECKING:
@@ -184,7 +193,7 @@ def run_plan(args: argparse.Namespace) -> int:
     start = endpoint(args.start, "start", args.cells)
     goal = endpoint(args.goal, "goal", args.cells)
     grid = load_grid(args, args.map)
-    warm_up()  # compile or load the kernels now, so planning_time is the search alone
+    warm_kernels(warm_up)  # compiled or loaded now, so planning_time is the search alone
     try:
         found = run_grid_plan(
             grid, args, algorithm, start, goal, budget_from(args.timeout), bool(args.png)

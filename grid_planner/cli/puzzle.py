@@ -6,10 +6,20 @@ import argparse
 from collections.abc import Sequence
 
 from grid_planner.puzzle import PuzzleOutcome, PuzzleStatus, format_board, solve
+from grid_planner.puzzle.compiled_idastar import warm_once
+from grid_planner.puzzle.messages import moves_text
 from grid_planner.puzzle.tables import Setup, cancel_builds
 
 from .animate import write_puzzle_gif
-from .output import EXIT_BAD_INPUT, EXIT_NO_RESULT, EXIT_OK, error_line, ms, print_json
+from .output import (
+    EXIT_BAD_INPUT,
+    EXIT_NO_RESULT,
+    EXIT_OK,
+    error_line,
+    ms,
+    print_json,
+    warm_kernels,
+)
 from .parser import puzzle_budget
 from .progress import table_build_bars
 
@@ -30,7 +40,7 @@ def _solution_text(outcome: PuzzleOutcome) -> str:
     else:
         quality = "not guaranteed to be the shortest"
     lines = [
-        f"{name}: solved in {outcome.length} moves ({quality})",
+        f"{name}: solved in {moves_text(outcome.length)} ({quality})",
         *([f"note: {outcome.fallback}"] if outcome.fallback else []),
         f"moves of the blank: {' '.join(outcome.moves) if outcome.moves else '(none)'}",
         "",
@@ -56,6 +66,8 @@ def run_puzzle(args: argparse.Namespace) -> int:
     A heuristic table built on the way shows a progress bar; Ctrl-C cancels it.
     """
     setup = Setup(timeout=args.setup_timeout or None)
+    if args.algorithm in ("", "auto", "idastar"):  # the one that may run compiled
+        warm_kernels(warm_once)
     try:
         with table_build_bars():
             outcome = solve(

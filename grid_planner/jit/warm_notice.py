@@ -1,9 +1,9 @@
-"""The kernels' warm-up at configure, with a word to the user when it is a real compile.
+"""A kernels' warm-up with a word to whoever waits, when it is a real compile.
 
-Loading the compiled kernels from numba's cache takes under a second; compiling them (the
-first start after an install or an upgrade, e.g. a fresh colcon build) takes tens of seconds,
-during which configure does not answer. Whoever waits on it (a Nav2 lifecycle manager, a
-terminal) then reads why, instead of a silent minute.
+Loading the compiled kernels from numba's cache takes about a second; compiling them (the
+first start after an install or an upgrade, e.g. a fresh colcon build or pip install) takes
+tens of seconds, during which a node's configure does not answer and a command prints nothing.
+Whoever waits (a Nav2 lifecycle manager, a terminal) then reads why, instead of a silent minute.
 """
 
 from __future__ import annotations
@@ -24,14 +24,20 @@ class InfoLogger(Protocol):
 
 
 def warm_with_notice(
-    warm: Callable[[], float], logger: InfoLogger, what: str, after: float = NOTICE_AFTER_S
+    warm: Callable[[], float],
+    logger: InfoLogger,
+    what: str,
+    after: float = NOTICE_AFTER_S,
+    *,
+    first: str = "start",
+    waiting: str = "configure answers when it is done",
 ) -> float:
     """Run `warm` (a `warm_up`; returns its seconds) and, if it is still running after
-    `after` seconds, log once why configure waits (most likely a compile into numba's
-    cache)."""
+    `after` seconds, log once why `waiting` has to wait (most likely a compile into numba's
+    cache on the `first` start or run)."""
     timer = threading.Timer(after, lambda: logger.info(
-        f"warming the {what}: the first start after an install or an upgrade compiles them "
-        "into numba's cache, and configure answers when it is done; later starts load them"
+        f"warming the {what}: the first {first} after an install or an upgrade compiles them "
+        f"into numba's cache, and {waiting}; later {first}s load them"
     ))
     timer.daemon = True
     timer.start()

@@ -29,6 +29,7 @@ from grid_planner.grid.errors import PlannerCancelled, PlannerError
 from grid_planner.grid.expansion import expansion_shades
 from grid_planner.grid.planner import MAX_SANE_PATH_POSES, plan_world
 from grid_planner.grid.planning_grid import PlanningGrid
+from grid_planner.jit.warm_notice import warm_with_notice
 from grid_planner.nodes.concurrency import RequestGate
 from grid_planner.nodes.conversions import (
     map_to_msg,
@@ -67,7 +68,6 @@ from grid_planner.nodes.planning_map import (
 from grid_planner.nodes.pose_inputs import PoseInputs
 from grid_planner.nodes.qos import COMMAND_QOS, LATCHED_POSE_QOS, MAP_QOS, PLAN_QOS, SERVICE_QOS
 from grid_planner.nodes.replanning import GoalReplanner
-from grid_planner.nodes.warm_notice import warm_with_notice
 from grid_planner.nodes.wire.cdr import ComputePathAnswer, PathArrays
 from grid_planner.nodes.wire.prebuilt import probe
 from grid_planner.search.result import Budget

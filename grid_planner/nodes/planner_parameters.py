@@ -43,7 +43,8 @@ def planner_parameters(
         "occupied_threshold": (65, "a cell with value >= this is lethal (1..100)",
                                lambda v: None if 1 <= v <= 100 else "must be in 1..100"),
         "allow_unknown": (False, "false: unknown (-1) cells are lethal", None),
-        "robot_radius": (0.0, "m; cells within this of a lethal cell are inflated",
+        "robot_radius": (0.0, "m (0..100); cells within this of a lethal cell are inflated; "
+                         "robot_radius / map resolution at most max_inflation_cells",
                          fits("robot_radius", radius_range)),
         "goal_tolerance": (0.0, "m; a blocked goal may move this far in x and y", at_least(0.0)),
         "max_planning_time": (5.0, "s (steady clock) a plan may take", at_least(0.001)),
@@ -61,7 +62,8 @@ def planner_parameters(
                              "are answered BUSY at once", at_least(0)),
         "max_map_cells": (4096 * 4096, "largest map accepted (width x height cells)",
                           at_least(1)),
-        "max_inflation_cells": (100, "robot_radius / map resolution may be at most this",
+        "max_inflation_cells": (100, "robot_radius / map resolution (and inflation_radius / "
+                                "resolution under cost_model inflation) may be at most this",
                                 fits("max_inflation_cells", at_least(0))),
         "max_path_poses": (200_000, "longest path sent; longer ones fail NO_VALID_PATH",
                            at_least(1)),
@@ -82,7 +84,8 @@ def planner_parameters(
                                    at_least(0.0)),
         "replan_on_map_update": (DEFAULT_REPLAN_POLICY, "after a full map or a patch, replan "
                                  "the goal_pose goal: always, when_blocked (a pose of its path "
-                                 "newly blocked or the start off the path) or never",
+                                 "newly blocked, the start off the path, the map's geometry "
+                                 "changed or no path yet) or never",
                                  one_of(REPLAN_POLICIES)),
         "replan_period": (0.0, "s; replan the goal_pose goal from the latest start this often "
                           "(0: off)", at_least(0.0)),
@@ -127,8 +130,9 @@ INPUT_READ_ONLY = frozenset({"map_topic", "subscribe_goal_pose", "subscribe_init
 def input_parameters() -> dict[str, tuple[object, str, Rule | None]]:
     """The map topic and the two command subscriptions a Nav2 stack turns off."""
     return {
-        "map_topic": ("map", "OccupancyGrid topic to plan on (map, or Nav2's "
-                      "global_costmap/costmap)", non_empty),
+        "map_topic": ("map", "map topic to plan on: nav_msgs/OccupancyGrid, or "
+                      "nav2_msgs/Costmap when its publishers use that type (map, Nav2's "
+                      "global_costmap/costmap or costmap_raw)", non_empty),
         "subscribe_goal_pose": (True, "plan goals from goal_pose (false inside Nav2, where "
                                 "bt_navigator sends the goals)", None),
         "subscribe_initialpose": (True, "take the start from initialpose (false inside Nav2, "

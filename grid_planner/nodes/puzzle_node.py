@@ -16,13 +16,13 @@ import time
 from grid_planner_interfaces.srv import SolvePuzzle
 from rclpy.callback_groups import ReentrantCallbackGroup
 
+from grid_planner.jit.warm_notice import warm_with_notice
 from grid_planner.nodes.concurrency import RequestGate
 from grid_planner.nodes.lifecycle import DEACTIVATE_WAIT_S, LIFECYCLE_THREADS, ManagedNode
 from grid_planner.nodes.parameters import at_least, declare_validated, one_of
 from grid_planner.nodes.paths import install_source
 from grid_planner.nodes.puzzle_action import fill_answer, serve_solve_action
 from grid_planner.nodes.qos import SERVICE_QOS
-from grid_planner.nodes.warm_notice import warm_with_notice
 from grid_planner.puzzle import (
     AUTO,
     HEURISTICS,
@@ -109,7 +109,8 @@ class PuzzleNode(ManagedNode):
                 "prepare_tables": (["table", "pdb"], "heuristic tables built (or loaded from "
                                    "the cache) in the background from start-up: table = exact "
                                    "8-puzzle distances, pdb = 15-puzzle 6-6-3 pattern database "
-                                   "(~10 s to build once)", known_tables),
+                                   "(~5-10 s to build once, then loaded from the cache)",
+                                   known_tables),
             },
             read_only=frozenset({"max_concurrent_solves", "max_queued_solves",
                                  "prepare_tables"}),

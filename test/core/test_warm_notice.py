@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import io
+import sys
 import threading
 import time
 
 import pytest
 
-from grid_planner.nodes.warm_notice import warm_with_notice
+from grid_planner.cli.output import warm_kernels
+from grid_planner.jit.warm_notice import warm_with_notice
 
 
 class Recorder:
@@ -54,3 +57,25 @@ def test_a_warm_up_that_ends_in_time_says_nothing(ends: str) -> None:
         assert warm_with_notice(quick, log, "IDA* kernel", after=1.0) == 0.01
     assert not log.logged.wait(1.5)  # the timer was cancelled, not merely late
     assert log.lines == []
+
+
+class Terminal(io.StringIO):
+    """A stderr that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_command_line_says_it_on_a_terminal_only(monkeypatch) -> None:
+    def compiling() -> float:
+        time.sleep(0.3)
+        return 0.3
+
+    for stderr, said in ((Terminal(), True), (io.StringIO(), False)):
+        monkeypatch.setattr(sys, "stderr", stderr)
+        assert warm_kernels(compiling, after=0.05) == 0.3
+        assert stderr.getvalue() == (
+            "grid-planner: warming the search kernels: the first run after an install or an "
+            "upgrade compiles them into numba's cache, and the command goes on when it is done; "
+            "later runs load them\n" if said else ""
+        )

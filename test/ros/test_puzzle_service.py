@@ -218,7 +218,7 @@ def test_a_cold_kernel_cache_is_announced_while_it_compiles(tmp_path: Path, monk
     """With numba's cache empty the IDA* kernel compiles at configure: the node says so when
     its warm-up outlasts the notice's delay, and is silent when it is shorter (the second
     start, which loads what the first one compiled)."""
-    from grid_planner.nodes.warm_notice import NOTICE_AFTER_S
+    from grid_planner.jit.warm_notice import NOTICE_AFTER_S
 
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba_cache"))
     args = ["--ros-args", "-r", "__node:=cold_cache_solver"]
