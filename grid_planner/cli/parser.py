@@ -201,8 +201,8 @@ def _add_map_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--cost-model", choices=COST_MODELS, default=DEFAULT_COST_MODEL, metavar="MODEL",
         help=f"{', '.join(COST_MODELS)} (default {DEFAULT_COST_MODEL}): uniform steps, our own "
-        "inflation layer's costs, or the map is a Nav2 costmap (0..98 cost, 99 inscribed, "
-        "100 lethal)",
+        "inflation layer's costs, or the map is a Nav2 costmap (0 free, 1..98 cost, "
+        "99 inscribed, 100 lethal)",
     )
     group.add_argument(
         "--inflation-radius", type=_non_negative, default=DEFAULT_INFLATION_RADIUS, metavar="M",
@@ -309,10 +309,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     puzzle_parser.add_argument(
         "--heuristic", default=AUTO, metavar="H",
-        help=f"{AUTO} (default: the exact table up to 3x3, the pattern database on 4x4, else "
-        "linear_conflict), " + ", ".join(HEURISTICS),
+        help=f"{AUTO} (default: the exact table on 2x2 and 3x3, the pattern database on 4x4 "
+        "goals with the blank in a corner, else linear_conflict), " + ", ".join(HEURISTICS),
     )
-    _add_puzzle_limits(puzzle_parser, DEFAULT_PUZZLE_TIMEOUT, DEFAULT_PUZZLE_MAX_NODES)
+    _add_puzzle_limits(puzzle_parser, DEFAULT_PUZZLE_TIMEOUT, DEFAULT_PUZZLE_MAX_NODES,
+                       compare=False)
     puzzle_parser.add_argument(
         "--max-expansions", type=_count, default=0, metavar="N",
         help="stop after N nodes expanded (default 0: no limit; time and memory bound a solve)",
@@ -332,8 +333,8 @@ def build_parser() -> argparse.ArgumentParser:
             "Run every algorithm on one problem and print a table: status, length, cost, "
             "optimal, nodes expanded and generated, peak frontier, time. TARGET is a map file "
             "(needs --start and --goal) or a board (informed algorithms run once per "
-            "heuristic). Each run has its own budget; a run that exhausts it shows "
-            "LIMIT_REACHED."
+            "heuristic of --heuristics). Each run has its own budget; a run that exhausts it "
+            "shows LIMIT_REACHED. --by-depth takes no TARGET."
         ),
         epilog=f'examples: {PROG} compare "8 6 7 2 5 4 3 0 1" --png runs.png\n'
         f"          {PROG} compare config/maps/tutorial_grid.yaml --cells --start 0 7 "
@@ -343,7 +344,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare_parser.add_argument(
         "target",
         action=_StoreValues,
-        display="TARGET",
+        display="[TARGET]",
         metavar="TARGET",
         nargs="*",
         low=0,
@@ -357,7 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     group.add_argument(
         "--boards", type=_positive_count, default=100, metavar="N",
-        help="--by-depth: random boards a depth (default 100: about 1.5 minutes)",
+        help="--by-depth: random boards a depth (default 100: 2.5-5 minutes by the load)",
     )
     group.add_argument("--seed", type=_count, default=0, help="--by-depth: random seed")
     compare_parser.add_argument(
@@ -383,7 +384,7 @@ def build_parser() -> argparse.ArgumentParser:
         f"{','.join(CLASSIC_HEURISTICS)}; any of {','.join(HEURISTICS)})",
     )
     _add_map_options(compare_parser)
-    _add_puzzle_limits(compare_parser, DEFAULT_COMPARE_TIMEOUT, None)
+    _add_puzzle_limits(compare_parser, DEFAULT_COMPARE_TIMEOUT, None, compare=True)
     compare_parser.add_argument(
         "--png", metavar="OUT.png", help="bar chart of the nodes expanded per run (log scale)"
     )
@@ -430,8 +431,10 @@ def _add_animate_parser(commands) -> None:
 
 
 def _add_puzzle_limits(
-    parser: argparse.ArgumentParser, timeout: float, max_nodes: int | None
+    parser: argparse.ArgumentParser, timeout: float, max_nodes: int | None, *, compare: bool
 ) -> None:
+    """--timeout, --max-nodes and --max-depth; `compare`: their help also covers maps and
+    --by-depth, which `puzzle` does not take."""
     group = parser.add_argument_group("limits (per run)")
     group.add_argument(
         "--timeout",
@@ -450,17 +453,26 @@ def _add_puzzle_limits(
         type=_positive_count,
         default=max_nodes,
         metavar="N",
-        help="memory budget: boards, the states a search may hold at once (open + closed, the "
-        "table of iterative deepening; IDA* holds only its path); maps, the cells it may "
-        f"expand (default {nodes_default})",
+        help=(
+            "memory budget: boards, the states a search may hold at once (open + closed, the "
+            "table of iterative deepening; IDA* holds only its path); maps, the cells it may "
+            f"expand (default {nodes_default})"
+            if compare else
+            "memory budget: the states a search may hold at once (open + closed, the table of "
+            f"iterative deepening; IDA* holds only its path; default {nodes_default})"
+        ),
     )
     group.add_argument(
         "--max-depth",
         type=_count,
         default=0,
         metavar="N",
-        help="puzzles: dfs/iddfs depth limit (default 0: the board's known diameter, 31 for 3x3); "
-        "--by-depth: the deepest solutions IDS runs on (default 0: 12)",
+        help=(
+            "puzzles: dfs/iddfs depth limit (default 0: the board's known diameter, 31 for "
+            "3x3); --by-depth: the deepest solutions IDS runs on (default 0: 12)"
+            if compare else
+            "dfs/iddfs depth limit (default 0: the board's known diameter, 31 for 3x3)"
+        ),
     )
 
 
