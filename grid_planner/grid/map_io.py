@@ -42,6 +42,8 @@ PIXEL_UNKNOWN = 205
 # yaml-cpp's bool words, each also read Capitalised or in CAPITALS.
 _TRUE_WORDS = frozenset({"y", "yes", "true", "on"})
 _FALSE_WORDS = frozenset({"n", "no", "false", "off"})
+# An integer as C++ streams read one whose base is unset: 0x hex, leading 0 octal, else decimal.
+_C_INTEGER = re.compile(r"([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)\s*")
 
 
 @dataclass(frozen=True)
@@ -146,8 +148,11 @@ def _negate(value: object, where: str) -> bool:
     """map_server reads `negate` as an int (nonzero: true) or else as a bool, and yaml-cpp
     converts a quoted scalar too: '1' is an int, 'yes' a bool."""
     if isinstance(value, str):
-        if re.fullmatch(r"[+-]?[0-9]+\s*", value):
-            return int(value) != 0
+        number = _C_INTEGER.fullmatch(value)  # an istream with no base set, as yaml-cpp reads
+        if number is not None:
+            digits = number[2]
+            base = 16 if digits[:2] in ("0x", "0X") else 8 if digits.startswith("0") else 10
+            return int(digits, base) != 0
         flexible_case = value in (value.lower(), value.upper(), value.capitalize())
         if flexible_case and value.lower() in _TRUE_WORDS | _FALSE_WORDS:
             return value.lower() in _TRUE_WORDS

@@ -311,7 +311,8 @@ def plan(
     points = smooth_cells(grid, path, smoothing, smoother, cost_travel_multiplier,
                           *((None, None) if budget is None else (budget.deadline, budget.cancel)))
     smoothed_in = time.perf_counter() - began
-    if budget is not None and budget.cancel is not None and budget.cancel.is_set():
+    cancelled = budget is not None and budget.cancel is not None and budget.cancel.is_set()
+    if smoothing == "gradient" and cancelled:  # the one smoother a cancel stops early
         raise PlannerCancelled(
             f"{algorithm} was cancelled while smoothing its path from start "
             f"{describe_cell(grid, start)} to goal {describe_cell(grid, goal)}",

@@ -35,8 +35,10 @@ def quaternion_to_yaw(q: Quaternion) -> float:
 
 
 def quaternion_norm(q: Quaternion) -> float:
-    """The length of `q` (without overflow); 0 (or NaN) means the pose has no orientation."""
-    return math.hypot(q.x, q.y, q.z, q.w)
+    """The length of `q` (without overflow); 0 or NaN (a component not finite) means the pose
+    has no orientation."""
+    components = (q.x, q.y, q.z, q.w)
+    return math.hypot(*components) if all(map(math.isfinite, components)) else math.nan
 
 
 def header_frame(msg: object) -> str:

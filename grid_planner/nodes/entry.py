@@ -20,19 +20,23 @@ def _entry(module: str) -> Callable[[], int]:
         early: list[int] = []
         for signum in STOP_SIGNALS:
             signal.signal(signum, lambda received, _frame: early.append(received))
-        try:
+        try:  # the runtime and the node's module import ROS: missing, it is one line
+            import importlib
+
             from grid_planner.nodes.runtime import run_entry
 
-            return run_entry(module, early)
-        except ModuleNotFoundError as error:  # no ROS here (a pip install): one line, exit 1
+            importlib.import_module(module)
+        except ModuleNotFoundError as error:
             if (error.name or "grid_planner").partition(".")[0] == "grid_planner":
                 raise
             import sys
 
             print(f"{module.rsplit('.', 1)[1]}: cannot start: no module named {error.name!r} "
-                  "(the nodes need ROS 2 Jazzy: source /opt/ros/jazzy/setup.bash; "
-                  "grid-planner, the command line, runs without it)", file=sys.stderr)
+                  "(the nodes need ROS 2 Jazzy and this workspace: source "
+                  "/opt/ros/jazzy/setup.bash and install/setup.bash; grid-planner, the command "
+                  "line, runs without ROS)", file=sys.stderr)
             return 1
+        return run_entry(module, early)
 
     main.__doc__ = f"Entry point of the `{module.rsplit('.', 1)[1]}` executable."
     return main

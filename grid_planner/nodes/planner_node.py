@@ -21,7 +21,9 @@ from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
 from grid_planner_interfaces.srv import ComputePath
 from nav_msgs.msg import OccupancyGrid, Path
 from nav_msgs.srv import GetPlan
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from grid_planner.grid import NUMBA_AVAILABLE, warm_up
@@ -63,7 +65,7 @@ from grid_planner.nodes.planner_parameters import (
 from grid_planner.nodes.planning_map import (
     GridSettings,
     PlanningMap,
-    inflation_refusal,
+    changes_inflation_refusal,
 )
 from grid_planner.nodes.pose_inputs import PoseInputs
 from grid_planner.nodes.qos import COMMAND_QOS, LATCHED_POSE_QOS, MAP_QOS, PLAN_QOS, SERVICE_QOS
@@ -81,9 +83,11 @@ class PlannerNode(ManagedNode):
     def __init__(self, tf_buffer: object | None = None, **node_options) -> None:
         super().__init__("grid_planner", **node_options)
         self._maps = PlanningMap()
-        parameters = {**planner_parameters(self._radii_fit_map), **input_parameters(),
+        parameters = {**planner_parameters(), **input_parameters(),
                       **SERVER_PARAMETERS}
         self._rules = {name: rule for name, (_, _, rule) in parameters.items() if rule}
+        # rclpy runs the newest callback first: the per-value rules come before this one.
+        self.add_on_set_parameters_callback(self._inflation_rule)
         declare_validated(self, parameters, read_only=READ_ONLY | INPUT_READ_ONLY)
         self.add_on_set_parameters_callback(block_rule(self._rules))
         self._poses = PoseInputs(self, tf_buffer)
@@ -212,20 +216,18 @@ class PlannerNode(ManagedNode):
     def _param(self, name: str):
         return self.get_parameter(name).value
 
-    def _radii_fit_map(self, **change: object) -> str | None:
-        """Why the grid settings with `change` (one parameter's new value) would inflate the
-        map in use past max_inflation_cells; None when they fit or no map is in. A radius
-        counts where the cost model measures it (inflation_radius under `inflation` only)."""
+    def _inflation_rule(self, changes: list[Parameter]) -> SetParametersResult:
+        """Refuse changes after which a grid of the map in use would inflate it too far."""
         current = self._maps.current
         if current is None:
-            return None
-        limit = change.pop("max_inflation_cells", self._param("max_inflation_cells"))
-        settings = replace(self.grid_settings(), **change)
-        for name, radius in settings.radii().items():
-            refusal = inflation_refusal(radius, current.resolution, limit, name)
-            if refusal is not None:
-                return refusal
-        return None
+            return SetParametersResult(successful=True)
+        planners = self._planners
+        reason = changes_inflation_refusal(
+            changes, current.resolution, self._param,
+            {} if planners is None else {pid: planners.values(planner)
+                                         for pid, planner in planners.planners.items()},
+        )
+        return SetParametersResult(successful=reason is None, reason=reason or "")
 
     def _settings(self, planner_id: str | None):
         """`name -> value` of the flat parameters, with the block values of `planner_id`."""
@@ -248,11 +250,7 @@ class PlannerNode(ManagedNode):
 
     def grid_settings(self, planner_id: str | None = None) -> GridSettings:
         """The grid settings of the flat parameters, or of a configured planner."""
-        value = self._settings(planner_id)
-        return GridSettings(
-            value("occupied_threshold"), value("allow_unknown"), value("robot_radius"),
-            value("cost_model"), value("inflation_radius"), value("cost_scaling_factor"),
-        )
+        return GridSettings.read(self._settings(planner_id))
 
     # --- state updates ------------------------------------------------------------------------
 

@@ -26,17 +26,10 @@ READ_ONLY = frozenset(
 )
 
 
-def planner_parameters(
-    radii_fit_map: Callable[..., str | None],
-) -> dict[str, tuple[object, str, Rule | None]]:
-    """`name -> (default, description, rule)`; `radii_fit_map(name=value)` says why the grid
-    settings with that one change would inflate the map in use past max_inflation_cells
-    (robot_radius, inflation_radius, cost_model and max_inflation_cells itself go through it)."""
+def planner_parameters() -> dict[str, tuple[object, str, Rule | None]]:
+    """`name -> (default, description, rule)`; the rules judge one value each (the node judges
+    the radii against the map in use and max_inflation_cells on the whole change)."""
     radius_range = in_range(0.0, MAX_ROBOT_RADIUS_M)
-
-    def fits(name: str, rule: Rule) -> Rule:
-        return lambda value: rule(value) or radii_fit_map(**{name: value})
-
     return {
         "algorithm": ("astar", f"search algorithm: {', '.join(GRID_ALGORITHMS)}",
                       one_of(GRID_ALGORITHMS)),
@@ -45,13 +38,16 @@ def planner_parameters(
         "allow_unknown": (False, "false: unknown (-1) cells are lethal", None),
         "robot_radius": (0.0, "m (0..100); cells within this of a lethal cell are inflated; "
                          "robot_radius / map resolution at most max_inflation_cells",
-                         fits("robot_radius", radius_range)),
+                         radius_range),
         "goal_tolerance": (0.0, "m; a blocked goal may move this far in x and y", at_least(0.0)),
         "max_planning_time": (5.0, "s (steady clock) a plan may take", at_least(0.001)),
         "use_final_approach_orientation": (
             False, "last pose faces along the last step instead of the goal's yaw", None),
         "publish_expanded": (False, "publish the expanded cells on expanded_cells", None),
-        "global_frame": ("map", "frame of maps, poses and paths", non_empty),
+        "global_frame": ("map", "frame of maps, poses and paths (no leading /, as in tf2)",
+                         lambda v: non_empty(v) or (
+                             "must not start with '/' (a map or pose in '/map' is read in "
+                             "'map')" if v.startswith("/") else None)),
         "start_pose_transient_local": (
             True, "amcl_pose durability: transient_local (AMCL) or volatile", None),
         "use_tf": (True, "take the start from TF where tf2_ros is installed", None),
@@ -64,19 +60,19 @@ def planner_parameters(
                           at_least(1)),
         "max_inflation_cells": (100, "robot_radius / map resolution (and inflation_radius / "
                                 "resolution under cost_model inflation) may be at most this",
-                                fits("max_inflation_cells", at_least(0))),
+                                at_least(0)),
         "max_path_poses": (200_000, "longest path sent; longer ones fail NO_VALID_PATH",
                            at_least(1)),
         "max_nodes": (2_000_000, "nodes one plan may expand (bounds a search's memory)",
                       at_least(1)),
         "cost_model": (DEFAULT_COST_MODEL, "uniform (blocked or free), inflation (our own "
                        "inflation layer's costs) or costmap (the map is a Nav2 costmap)",
-                       fits("cost_model", one_of(COST_MODELS))),
+                       one_of(COST_MODELS)),
         "connectivity": (4, "4 or 8 neighbours; diagonals never cut a corner",
                          lambda v: None if v in CONNECTIVITIES else "must be 4 or 8"),
         "inflation_radius": (DEFAULT_INFLATION_RADIUS, "m; cost_model inflation: how far "
                              "costs reach from obstacles",
-                             fits("inflation_radius", radius_range)),
+                             radius_range),
         "cost_scaling_factor": (DEFAULT_COST_SCALING_FACTOR, "cost_model inflation: how fast "
                                 "costs fall with distance (Nav2's exponential)", at_least(0.0)),
         "cost_travel_multiplier": (DEFAULT_COST_TRAVEL_MULTIPLIER, "a step onto a cell of cost "

@@ -9,7 +9,10 @@ while a setting changed is rebuilt on first use instead of being served under th
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+
+from rclpy.parameter import Parameter
 
 from grid_planner.grid.components import Region
 from grid_planner.grid.errors import UnsupportedMapError
@@ -25,6 +28,11 @@ from grid_planner.grid.patching import (
 from grid_planner.grid.planning_grid import PlanningGrid
 from grid_planner.nodes.conversions import header_frame
 from grid_planner.nodes.map_input import map_size, message_to_map
+
+# The parameters that decide how far a grid inflates the map (max_inflation_cells bounds it).
+INFLATION_PARAMETERS = frozenset(
+    {"robot_radius", "inflation_radius", "cost_model", "max_inflation_cells"}
+)
 
 
 @dataclass(frozen=True)
@@ -49,12 +57,29 @@ class GridSettings:
             cost_scaling_factor=self.cost_scaling_factor, timings=timings,
         )
 
+    @classmethod
+    def read(cls, value: Callable[[str], object]) -> GridSettings:
+        """The settings `value(parameter name)` gives."""
+        return cls(
+            value("occupied_threshold"), value("allow_unknown"), value("robot_radius"),
+            value("cost_model"), value("inflation_radius"), value("cost_scaling_factor"),
+        )
+
     def radii(self) -> dict[str, float]:
         """The radii a grid under these settings measures out from obstacles, by name."""
         radii = {"robot_radius": self.robot_radius}
         if self.cost_model == "inflation":
             radii["inflation_radius"] = self.inflation_radius
         return radii
+
+    def inflation_refusal(self, resolution: float, max_cells: int) -> str | None:
+        """Why a grid under these settings would inflate a map of `resolution` too far (see
+        the function `inflation_refusal`); None when it would not."""
+        for name, radius in self.radii().items():
+            refusal = inflation_refusal(radius, resolution, max_cells, name)
+            if refusal is not None:
+                return refusal
+        return None
 
 
 @dataclass(frozen=True)
@@ -83,6 +108,38 @@ def inflation_refusal(
     )
 
 
+def changes_inflation_refusal(
+    changes: Sequence[Parameter],
+    resolution: float,
+    param: Callable[[str], object],
+    planners: Mapping[str, Mapping[str, object]],
+) -> str | None:
+    """Why the parameter `changes`, judged as one batch, would make a grid of a map of
+    `resolution` inflate past max_inflation_cells (None when none would): the grid of the flat
+    settings (`param(name)` gives the current values) or of a planner block (`planners`: id ->
+    its block's flat values). Only robot_radius, inflation_radius, cost_model and
+    max_inflation_cells (flat, or a block's) decide it."""
+    relevant = [c for c in changes if c.name.rpartition(".")[2] in INFLATION_PARAMETERS]
+    if not relevant:
+        return None
+    flat = {c.name: c.value for c in relevant if "." not in c.name}
+    limit = flat.pop("max_inflation_cells", param("max_inflation_cells"))
+    blocks: dict[str, dict[str, object]] = {}
+    for change in relevant:
+        planner_id, dot, key = change.name.partition(".")
+        if dot:
+            blocks.setdefault(planner_id, {})[key] = change.value
+    for planner_id in (None, *planners, *blocks):
+        given = {**planners.get(planner_id, {}), **blocks.get(planner_id, {})}
+        settings = GridSettings.read(
+            lambda name, given=given: given.get(name, flat.get(name, param(name)))
+        )
+        refusal = settings.inflation_refusal(resolution, limit)
+        if refusal is not None:
+            return f"{relevant[0].name}={relevant[0].value!r} refused: {refusal}"
+    return None
+
+
 def admit_map(msg: object, limits: MapLimits, settings: GridSettings) -> OccupancyMap:
     """The core map of `msg` (an OccupancyGrid or a nav2_msgs/Costmap) if it fits `limits`
     under `settings`; raises UnsupportedMapError with the reason."""
@@ -98,12 +155,9 @@ def admit_map(msg: object, limits: MapLimits, settings: GridSettings) -> Occupan
             f"{width} x {height} = {cells} cells, more than max_map_cells {limits.max_map_cells}"
         )
     occupancy = message_to_map(msg)
-    for name, radius in settings.radii().items():
-        refusal = inflation_refusal(
-            radius, occupancy.resolution, limits.max_inflation_cells, name
-        )
-        if refusal is not None:
-            raise UnsupportedMapError(refusal)
+    refusal = settings.inflation_refusal(occupancy.resolution, limits.max_inflation_cells)
+    if refusal is not None:
+        raise UnsupportedMapError(refusal)
     return occupancy
 
 

@@ -128,6 +128,11 @@ class PoseInputs:
                 missing = None
             newly_waiting = missing is not None and self._waiting_logged != missing
             self._waiting_logged = missing
+        if missing == "map" and self._node.has_map:
+            # The map landed after the check above, and its `map_changed` may have looked
+            # before this goal was marked pending: plan it now.
+            self.plan_active_goal(why)
+            return
         if newly_waiting:
             self._node.get_logger().info(f"goal pending: waiting for a {missing}")
         if missing is not None:

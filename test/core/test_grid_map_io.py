@@ -133,7 +133,8 @@ def test_rows_are_flipped_and_origin_and_resolution_kept(tmp_path):
     assert occupancy.origin == (1.0, -2.0, 0.0)
 
 
-@pytest.mark.parametrize("negate", ["1", "true", "'1'", "'-2'", "'Yes'", "'ON'", "'y'"])
+@pytest.mark.parametrize("negate", ["1", "true", "'1'", "'-2'", "'0x1'", "'010'", "'Yes'", "'ON'",
+                                    "'y'"])
 def test_negate_turns_dark_pixels_free_and_light_pixels_occupied(tmp_path, negate):
     occupancy = load_pixels(tmp_path, [[0, 205, 254, 128]], negate=negate)
     # occ = pixel / 255: 0 -> 0 free, 205 -> 0.80 occupied, 254 -> 1.0 occupied, 128 -> 0.50.
@@ -375,6 +376,7 @@ def test_a_missing_required_field_is_named(tmp_path, field):
         ({"negate": "'0.5'"}, "negate", "0, 1"),
         ({"negate": "'yEs'"}, "negate", "0, 1"),
         ({"negate": "' 1'"}, "negate", "0, 1"),
+        ({"negate": "'08'"}, "negate", "0, 1"),  # not octal: yaml-cpp (map_server) fails too
     ],
 )
 def test_an_invalid_field_is_named_with_the_reason(tmp_path, overrides, field, words):

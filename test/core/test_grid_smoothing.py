@@ -99,7 +99,8 @@ def test_a_run_stopped_by_max_iterations_is_not_refined():
     assert not np.array_equal(settled, settled_unrefined)
 
 
-def test_no_refinement_run_starts_after_the_deadline():
+def test_no_refinement_run_starts_after_the_deadline(monkeypatch):
+    monkeypatch.setattr(smoothing_module, "_GRADIENT_CHUNK_MOVES", 1 << 30)  # runs end settled
     grid, _ = _scattered_gradient()
     path = plan(grid, (0, 0), (39, 39), "astar", connectivity=8).indices
     past, future = time.monotonic() - 1.0, time.monotonic() + 60.0
@@ -138,6 +139,22 @@ def test_a_cancel_while_smoothing_cancels_the_plan(monkeypatch):
     with pytest.raises(PlannerCancelled, match="was cancelled while smoothing its path"):
         plan(grid, (0, 0), (39, 39), "astar", connectivity=8, smoothing="gradient",
              budget=Budget(cancel=cancel))
+
+
+def test_a_cancel_after_the_search_leaves_a_shortcut_plan_done(monkeypatch):
+    # Only the gradient smoother stops early on a cancel; the shortcut one runs to its end.
+    cancel = threading.Event()
+    shortcut = smoothing_module.shortcut_kernel
+
+    def cancelled_meanwhile(*args):
+        cancel.set()
+        return shortcut(*args)
+
+    grid, _ = _scattered_gradient()
+    monkeypatch.setattr(smoothing_module, "shortcut_kernel", cancelled_meanwhile)
+    found = plan(grid, (0, 0), (39, 39), "astar", connectivity=8, smoothing="shortcut",
+                 budget=Budget(cancel=cancel))
+    assert cancel.is_set() and found.length_m > 0
 
 
 def test_a_shortcut_across_open_space_is_one_straight_segment():

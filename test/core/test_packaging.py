@@ -107,7 +107,8 @@ def test_a_node_without_ros_says_so_in_one_line(executable):
                          text=True, cwd=PROJECT_ROOT, timeout=120, check=False)
     assert (run.returncode, run.stdout) == (1, "")
     assert re.fullmatch(
-        rf"{executable}: cannot start: no module named '[a-z_.]+' \(the nodes need ROS 2 Jazzy: "
-        r"source /opt/ros/jazzy/setup.bash; grid-planner, the command line, runs without it\)\n",
+        rf"{executable}: cannot start: no module named '[a-z_.]+' \(the nodes need ROS 2 Jazzy "
+        r"and this workspace: source /opt/ros/jazzy/setup.bash and install/setup.bash; "
+        r"grid-planner, the command line, runs without ROS\)\n",
         run.stderr,
     ), run.stderr

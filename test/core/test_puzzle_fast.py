@@ -50,13 +50,6 @@ QUICK_KORF = (9, 42, 71, 79, 94, 97)
 MEDIUM_KORF = (82, 88)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _compiled_search_loaded():
-    """Load the compiled search first, as a server does at start: its one-off load would
-    otherwise be the first compiled solve's set-up, noted in the message these tests check."""
-    warm_up()
-
-
 @pytest.fixture(scope="module")
 def korf():
     return korf_instances()

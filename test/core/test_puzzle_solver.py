@@ -23,17 +23,8 @@ from grid_planner.puzzle import (
     per_run_budget,
     replay,
     solve,
-    warm_up,
 )
 from grid_planner.search import Budget, LimitKind
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _compiled_search_loaded():
-    """Load the compiled search first, as a server does at start: its one-off load would
-    otherwise be the first compiled solve's set-up, noted in the message these tests check."""
-    warm_up()
-
 
 # OEIS A089473: 8-puzzle boards at each distance 0..31 from the goal.
 DEPTH_COUNTS = [

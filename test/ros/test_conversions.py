@@ -19,6 +19,7 @@ from grid_planner.nodes.conversions import (
     path_message,
     planned_path,
     pose_fault,
+    quaternion_norm,
     quaternion_to_yaw,
     seconds_to_duration,
     yaw_to_quaternion,
@@ -84,6 +85,7 @@ def test_huge_quaternions_keep_their_yaw_and_length() -> None:
     assert quaternion_to_yaw(huge) == pytest.approx(math.pi / 2)
     assert pose_fault(Pose(orientation=huge)) is None
     assert quaternion_to_yaw(Quaternion(z=-1e-5, w=1e-5)) == pytest.approx(-math.pi / 2)
+    assert math.isnan(quaternion_norm(Quaternion(z=math.inf, w=math.nan)))  # hypot says inf
 
 
 def test_seconds_become_a_duration() -> None:

@@ -14,7 +14,12 @@ from grid_planner_interfaces.srv import ComputePath
 from nav2_clients import ActionCaller, require
 from planner_harness import TUTORIAL_ROWS, PlannerHarness, centre
 from rcl_interfaces.msg import Parameter as ParameterMsg
-from rcl_interfaces.srv import GetParameters, ListParameters, SetParameters
+from rcl_interfaces.srv import (
+    GetParameters,
+    ListParameters,
+    SetParameters,
+    SetParametersAtomically,
+)
 from rclpy.parameter import Parameter, parameter_value_to_python
 from ros_harness import ros_client, running
 
@@ -64,6 +69,9 @@ class ParameterClient:
         self._get = node_client.create_client(GetParameters, f"{node}/get_parameters")
         self._set = node_client.create_client(SetParameters, f"{node}/set_parameters")
         self._list = node_client.create_client(ListParameters, f"{node}/list_parameters")
+        self._set_together = node_client.create_client(
+            SetParametersAtomically, f"{node}/set_parameters_atomically"
+        )
 
     def get(self, *names: str) -> list[object]:
         answer = self._client.call(self._get, GetParameters.Request(names=list(names)))
@@ -73,6 +81,15 @@ class ParameterClient:
         message = ParameterMsg(name=name, value=Parameter(name, value=value).get_parameter_value())
         result = self._client.call(self._set, SetParameters.Request(parameters=[message]))
         return result.results[0].successful, result.results[0].reason
+
+    def set_together(self, **values: object) -> tuple[bool, str]:
+        """Set `values` in one atomic request, as `ros2 param load` may."""
+        messages = [ParameterMsg(name=name, value=Parameter(name, value=value)
+                                 .get_parameter_value()) for name, value in values.items()]
+        result = self._client.call(
+            self._set_together, SetParametersAtomically.Request(parameters=messages)
+        ).result
+        return result.successful, result.reason
 
     def names(self) -> set[str]:
         return set(self._client.call(self._list, ListParameters.Request()).result.names)
@@ -140,6 +157,44 @@ def test_jazzys_default_block_loads_into_planner_server(tmp_path: Path) -> None:
             False, "action_server_result_timeout=10000000000.0 refused: must be a finite "
             "number in [0.0, 1000000000.0]"
         )
+
+
+INFLATING_BLOCK = """\
+planner_server:
+  ros__parameters:
+    planner_plugins: ["GridBased"]
+    GridBased:
+      plugin: "grid_planner::GridPlanner"
+      cost_model: uniform
+      inflation_radius: 0.55
+      robot_radius: 0.0
+"""
+
+
+def test_max_inflation_cells_bounds_every_planners_grid_and_whole_batches(tmp_path: Path) -> None:
+    # QUARTER is 0.25 m a cell: the limit of 100 cells is 25 m.
+    args = ["--ros-args", "-r", "__node:=planner_server", "--params-file",
+            str(params_file(tmp_path, INFLATING_BLOCK))]
+    with running("planner_node", args, tmp_path) as proc, ros_client("inflating") as client:
+        parameters = ParameterClient(client, "/planner_server")
+        PlannerHarness(client, proc, "").publish_map(QUARTER)
+        # The block's own settings count, not the flat ones: its uniform model has no use for
+        # inflation_radius, its inflation model has.
+        assert parameters.set("GridBased.inflation_radius", 30.0) == (True, "")
+        assert parameters.set("GridBased.cost_model", "inflation") == (
+            False, "GridBased.cost_model='inflation' refused: inflation_radius 30.0 m is 120 "
+                   "cells at 0.25 m/cell, more than max_inflation_cells 100")
+        assert parameters.set("GridBased.robot_radius", 20.0) == (True, "")
+        assert parameters.set("max_inflation_cells", 79) == (
+            False, "max_inflation_cells=79 refused: robot_radius 20.0 m is 80 cells at 0.25 "
+                   "m/cell, more than max_inflation_cells 79")
+        assert parameters.set("GridBased.robot_radius", 0.0) == (True, "")
+        # A batch is judged whole: each change alone would fit, together they do not.
+        assert parameters.set_together(robot_radius=10.0, max_inflation_cells=39) == (
+            False, "robot_radius=10.0 refused: robot_radius 10.0 m is 40 cells at 0.25 m/cell, "
+                   "more than max_inflation_cells 39")
+        assert parameters.get("GridBased.cost_model", "robot_radius", "max_inflation_cells") == [
+            "uniform", 0.0, 100]
 
 
 @pytest.mark.parametrize("planner_id", ["", "GridBased", "Bfs"])

@@ -345,6 +345,8 @@ def test_expanded_cells_are_published_when_asked(planner) -> None:
         ("robot_radius", -0.5, "robot_radius=-0.5 refused"),
         ("occupied_threshold", 0, "occupied_threshold=0 refused: must be in 1..100"),
         ("global_frame", "", "global_frame='' refused: must not be empty"),
+        ("global_frame", "/map", "global_frame='/map' refused: must not start with '/' (a map "
+                                 "or pose in '/map' is read in 'map')"),
     ],
 )
 def test_bad_parameters_are_refused_with_reasons(planner, name, value, reason) -> None:
