@@ -80,7 +80,8 @@ class MapIntake:
         timings: dict[str, float] = {}
         try:
             began = time.perf_counter()
-            occupancy = admit_map(msg, limits, settings)
+            every = [settings, *(node.grid_settings(planner_id) for planner_id in planners)]
+            occupancy = admit_map(msg, limits, every)
             timings["convert"] = time.perf_counter() - began
             grid, changed = self._use(occupancy, stamp_ns(msg), settings, timings)
         except (UnsupportedMapError, ValueError) as error:

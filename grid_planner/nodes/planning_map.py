@@ -140,9 +140,12 @@ def changes_inflation_refusal(
     return None
 
 
-def admit_map(msg: object, limits: MapLimits, settings: GridSettings) -> OccupancyMap:
+def admit_map(
+    msg: object, limits: MapLimits, settings: Sequence[GridSettings]
+) -> OccupancyMap:
     """The core map of `msg` (an OccupancyGrid or a nav2_msgs/Costmap) if it fits `limits`
-    under `settings`; raises UnsupportedMapError with the reason."""
+    under each of `settings` (the flat ones and every planner block's); raises
+    UnsupportedMapError with the reason."""
     if header_frame(msg) != limits.global_frame:
         raise UnsupportedMapError(
             f"its frame '{msg.header.frame_id}' is not the global frame "
@@ -155,9 +158,10 @@ def admit_map(msg: object, limits: MapLimits, settings: GridSettings) -> Occupan
             f"{width} x {height} = {cells} cells, more than max_map_cells {limits.max_map_cells}"
         )
     occupancy = message_to_map(msg)
-    refusal = settings.inflation_refusal(occupancy.resolution, limits.max_inflation_cells)
-    if refusal is not None:
-        raise UnsupportedMapError(refusal)
+    for each in settings:
+        refusal = each.inflation_refusal(occupancy.resolution, limits.max_inflation_cells)
+        if refusal is not None:
+            raise UnsupportedMapError(refusal)
     return occupancy
 
 

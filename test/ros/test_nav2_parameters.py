@@ -24,6 +24,7 @@ from rclpy.parameter import Parameter, parameter_value_to_python
 from ros_harness import ros_client, running
 
 from grid_planner.grid.occupancy import OccupancyMap
+from grid_planner.nodes.conversions import map_to_msg
 
 # nav2_bringup jazzy's planner_server block, verbatim, and one key nobody knows.
 JAZZY_BLOCK = """\
@@ -177,7 +178,8 @@ def test_max_inflation_cells_bounds_every_planners_grid_and_whole_batches(tmp_pa
             str(params_file(tmp_path, INFLATING_BLOCK))]
     with running("planner_node", args, tmp_path) as proc, ros_client("inflating") as client:
         parameters = ParameterClient(client, "/planner_server")
-        PlannerHarness(client, proc, "").publish_map(QUARTER)
+        harness = PlannerHarness(client, proc, "")
+        harness.publish_map(QUARTER)
         # The block's own settings count, not the flat ones: its uniform model has no use for
         # inflation_radius, its inflation model has.
         assert parameters.set("GridBased.inflation_radius", 30.0) == (True, "")
@@ -188,6 +190,13 @@ def test_max_inflation_cells_bounds_every_planners_grid_and_whole_batches(tmp_pa
         assert parameters.set("max_inflation_cells", 79) == (
             False, "max_inflation_cells=79 refused: robot_radius 20.0 m is 80 cells at 0.25 "
                    "m/cell, more than max_inflation_cells 79")
+        # A finer map that the block's grid would inflate too far is refused too.
+        harness.map_pub.publish(map_to_msg(
+            OccupancyMap.from_rows(np.zeros((8, 10)), resolution=0.1),
+            client.node.get_clock().now().to_msg(),
+        ))
+        proc.wait_for_output("map refused: robot_radius 20.0 m is 200 cells at 0.1 m/cell, more "
+                             "than max_inflation_cells 100", timeout=20.0)
         assert parameters.set("GridBased.robot_radius", 0.0) == (True, "")
         # A batch is judged whole: each change alone would fit, together they do not.
         assert parameters.set_together(robot_radius=10.0, max_inflation_cells=39) == (
