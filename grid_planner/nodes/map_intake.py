@@ -14,11 +14,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from grid_planner.grid.components import Region
 from grid_planner.grid.errors import UnsupportedMapError
-from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.grid.patching import PatchError
-from grid_planner.grid.planning_grid import PlanningGrid
 from grid_planner.grid.timing import format_timings
 from grid_planner.nodes.conversions import header_frame
 from grid_planner.nodes.map_input import (
@@ -30,7 +27,6 @@ from grid_planner.nodes.map_input import (
     update_to_patch,
 )
 from grid_planner.nodes.planning_map import (
-    GridSettings,
     MapLimits,
     PlanningMap,
     admit_map,
@@ -52,7 +48,6 @@ class MapIntake:
         self._maps = maps
         self._replanner = replanner
         self._planner_ids = planner_ids
-        self._map_stamp_ns = 0  # the stamp of the full map in use, for raw costmap updates
 
     def _param(self, name: str):
         return self._node.get_parameter(name).value
@@ -83,7 +78,7 @@ class MapIntake:
             every = [settings, *(node.grid_settings(planner_id) for planner_id in planners)]
             occupancy = admit_map(msg, limits, every)
             timings["convert"] = time.perf_counter() - began
-            grid, changed = self._use(occupancy, stamp_ns(msg), settings, timings)
+            grid, changed = self._maps.replace(occupancy, stamp_ns(msg), settings, timings)
         except (UnsupportedMapError, ValueError) as error:
             node.get_logger().error(f"map refused: {error}")
             return
@@ -93,38 +88,10 @@ class MapIntake:
         node.get_logger().debug(f"map prepared: {format_timings(timings)}")
         self._replanner.map_changed(grid, "the map changed")
 
-    def _use(
-        self, occupancy: OccupancyMap, stamp: int, settings: GridSettings,
-        timings: dict[str, float],
-    ) -> tuple[PlanningGrid, Region | None]:
-        """Make the full map `occupancy` (stamped `stamp`) the map in use; its grid under
-        `settings` and the box that changed (see `PlanningMap.replace`)."""
-        grid, changed = self._maps.replace(occupancy, stamp, settings, timings)
-        self._map_stamp_ns = stamp
-        return grid, changed
-
     def _prepare(self, planners: Sequence[str]) -> None:
         """Make each planner's grid of the map in use, so an action's first plan finds it."""
         for planner_id in planners:
             self._maps.grid(self._node.grid_settings(planner_id))
-
-    def _apply_costmap_update(
-        self, msg: object, planners: Sequence[str], timings: dict[str, float]
-    ) -> None:
-        """Apply a nav2_msgs/CostmapUpdate as the full map it makes; PatchError, with the
-        reasons `PlanningMap.apply` gives a patch, when it does not fit."""
-        current = self._maps.current
-        if current is None:
-            raise PatchError("no full map has been received yet")
-        stamp = stamp_ns(msg)
-        if stamp < self._map_stamp_ns:
-            raise PatchError(
-                f"its stamp {stamp / 1e9:.3f} s is older than the current full map's "
-                f"{self._map_stamp_ns / 1e9:.3f} s"
-            )
-        self._use(patch_costmap(current, msg), self._map_stamp_ns, self._node.grid_settings(),
-                  timings)
-        self._prepare(planners)
 
     def on_map_update(self, msg: object) -> None:
         """Apply a partial update to the map and its grids; refuse a misfit with a WARN."""
@@ -138,8 +105,10 @@ class MapIntake:
             if current is not None and header_frame(msg) != current.frame_id:
                 raise PatchError(f"its frame '{msg.header.frame_id}' is not the map's frame "
                                  f"'{current.frame_id}'")
-            if is_costmap_update(msg):
-                self._apply_costmap_update(msg, planners, timings)
+            if is_costmap_update(msg):  # raw costs: the map is made again, as a full map
+                self._maps.apply_remade(lambda current: patch_costmap(current, msg),
+                                        stamp_ns(msg), node.grid_settings(), timings)
+                self._prepare(planners)
             else:
                 self._maps.apply(update_to_patch(msg), stamp_ns(msg), timings)
         except PatchError as error:

@@ -199,16 +199,33 @@ class PlanningMap:
         reason, everything unchanged, when it comes before any full map, is older than the
         full map or does not fit."""
         with self._lock:
-            if self._map is None:
-                raise PatchError("no full map has been received yet")
-            if stamp_ns < self._stamp_ns:
-                raise PatchError(
-                    f"its stamp {stamp_ns / 1e9:.3f} s is older than the current full map's "
-                    f"{self._stamp_ns / 1e9:.3f} s"
-                )
+            self._patchable(stamp_ns)
             grids = {key: patch_grid(grid, patch, timings) for key, grid in self._grids.items()}
             current = next(iter(grids.values())).map if grids else patch_map(self._map, patch)
             self._map, self._grids = current, grids
+
+    def apply_remade(
+        self, remake: Callable[[OccupancyMap], OccupancyMap], stamp_ns: int,
+        settings: GridSettings, timings: dict[str, float] | None = None,
+    ) -> tuple[PlanningGrid, Region | None]:
+        """Apply a patch that makes the whole map again (`remake(current map)`, raising
+        PatchError when it does not fit: a nav2_msgs/CostmapUpdate's raw costs, which a
+        `MapPatch` of values cannot carry), stamped `stamp_ns`: refused as `apply` refuses,
+        else the map it makes is used as a full map under the full map's stamp (`replace`)."""
+        with self._lock:
+            self._patchable(stamp_ns)
+            current, full_stamp_ns = self._map, self._stamp_ns
+        return self.replace(remake(current), full_stamp_ns, settings, timings)
+
+    def _patchable(self, stamp_ns: int) -> None:
+        """PatchError unless a patch stamped `stamp_ns` may change the map (under the lock)."""
+        if self._map is None:
+            raise PatchError("no full map has been received yet")
+        if stamp_ns < self._stamp_ns:
+            raise PatchError(
+                f"its stamp {stamp_ns / 1e9:.3f} s is older than the current full map's "
+                f"{self._stamp_ns / 1e9:.3f} s"
+            )
 
     @property
     def current(self) -> OccupancyMap | None:
