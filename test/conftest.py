@@ -9,7 +9,9 @@ needs no ROS 2.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -31,7 +33,12 @@ def _isolate_ros_session() -> None:
     if "ROS_DOMAIN_ID" not in os.environ:
         os.environ["ROS_DOMAIN_ID"] = str(claim_domain(SESSION_DOMAINS))
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
-    os.environ.setdefault("ROS_LOG_DIR", tempfile.mkdtemp(prefix="grid_planner_ros_log_"))
+    if "ROS_LOG_DIR" not in os.environ:
+        # One folder for the session's node logs (xdist workers and node subprocesses inherit
+        # it), removed when the process that made it exits.
+        logs = tempfile.mkdtemp(prefix="grid_planner_ros_log_")
+        os.environ["ROS_LOG_DIR"] = logs
+        atexit.register(shutil.rmtree, logs, ignore_errors=True)
 
 
 _isolate_ros_session()

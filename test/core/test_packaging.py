@@ -2,7 +2,8 @@
 
 Every third-party module that grid_planner imports outside `grid_planner/nodes` (the ROS
 adapters) must be named by setup.py's `install_requires`, or a fresh venv's `grid-planner` dies
-with a ModuleNotFoundError traceback; and package.xml must name the same libraries for rosdep.
+with a ModuleNotFoundError traceback; and package.xml must name the same libraries for rosdep,
+and exactly the ROS packages the nodes and launch files import.
 No pip and no network: the imports are read with `ast` and setup.py runs with `setup` replaced.
 """
 
@@ -26,6 +27,8 @@ DISTRIBUTION_OF = {"yaml": "pyyaml", "PIL": "pillow"}
 # Distribution name -> rosdep key in package.xml, where it is not python3-<name>.
 ROSDEP_KEY_OF = {"pyyaml": "python3-yaml", "pillow": "python3-pil"}
 ROS_PACKAGES = re.compile(r"^(ros[-_]|rclpy|launch|ament|rosidl|.*_msgs$|.*-msgs$)")
+# ROS module -> the package.xml key of the ROS package that installs it, where they differ.
+ROS_PACKAGE_OF = {"tf2_ros": "tf2_ros_py"}
 
 
 def _normalise(name: str) -> str:
@@ -44,11 +47,15 @@ def _requirement_names(requirements: list[str]) -> set[str]:
     return {_normalise(re.split(r"[\s<>=!~;\[]", text, maxsplit=1)[0]) for text in requirements}
 
 
-def _third_party_imports() -> dict[str, set[str]]:
-    """Top-level modules imported (at any depth, lazily too) outside the ROS adapters -> files."""
+def _third_party_imports(*, with_ros: bool = False) -> dict[str, set[str]]:
+    """Top-level modules imported (at any depth, lazily too) outside the ROS adapters -> files;
+    `with_ros` reads the ROS adapters and the launch files too."""
     found: dict[str, set[str]] = {}
-    for path in PACKAGE.rglob("*.py"):
-        if path.is_relative_to(ROS_ADAPTERS):
+    sources = [*PACKAGE.rglob("*.py"), *(PROJECT_ROOT / "launch").glob("*.py")]
+    for path in sources:
+        if not with_ros and not path.is_relative_to(PACKAGE):
+            continue
+        if not with_ros and path.is_relative_to(ROS_ADAPTERS):
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
             if isinstance(node, ast.Import):
@@ -90,6 +97,24 @@ def test_package_xml_names_the_same_libraries_for_rosdep(monkeypatch):
         name for name in declared if ROSDEP_KEY_OF.get(name, f"python3-{name}") not in keys
     )
     assert not missing, f"in install_requires but no <exec_depend> in package.xml: {missing}"
+
+
+def test_package_xml_names_exactly_the_ros_packages_the_nodes_and_launch_files_import(
+    monkeypatch,
+):
+    libraries = _requirement_names(_setup_arguments(monkeypatch)["install_requires"])
+    imported = {
+        ROS_PACKAGE_OF.get(name, name) for name in _third_party_imports(with_ros=True)
+        if _normalise(DISTRIBUTION_OF.get(name, name)) not in libraries
+    }
+    assert {"rclpy", "nav_msgs", "launch_ros"} <= imported  # the scan sees the nodes at all
+    root = ET.parse(PROJECT_ROOT / "package.xml").getroot()
+    declared = {
+        element.text for tag in ("depend", "exec_depend") for element in root.iter(tag)
+        if not element.text.startswith("python3-")
+    }
+    assert sorted(imported - declared) == [], "imported but not in package.xml"
+    assert sorted(declared - imported) == [], "in package.xml but imported nowhere"
 
 
 _WITHOUT_ROS = """

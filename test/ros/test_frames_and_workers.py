@@ -1,5 +1,5 @@
-"""TF-based start poses with a stand-in buffer, a start and a goal arriving together, the
-latest-job worker and the bounded group."""
+"""TF-based start poses with a stand-in buffer, a start or a map arriving while a goal is
+checked, the latest-job worker and the bounded group."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 import threading
 
 import pytest
-from geometry_msgs.msg import PoseStamped, TransformStamped
+from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped, TransformStamped
 
 from grid_planner.nodes.conversions import quaternion_to_yaw, yaw_to_quaternion
 from grid_planner.nodes.frames import FrameError, FrameResolver
@@ -192,8 +192,6 @@ class GoalPlannerNode:
 
 
 def test_a_start_stored_between_the_goals_check_and_its_wait_still_plans_the_goal() -> None:
-    from geometry_msgs.msg import PoseWithCovarianceStamped
-
     from grid_planner.nodes.pose_inputs import PoseInputs
 
     node = GoalPlannerNode()
@@ -215,5 +213,43 @@ def test_a_start_stored_between_the_goals_check_and_its_wait_still_plans_the_goa
     try:
         inputs.on_goal(stamped(4.5, 2.5, 0.0, "map"))
         assert node.planned.wait(5.0), "the goal stayed pending with a start in hand"
+    finally:
+        inputs.close()
+
+
+class MapLandsDuringTheCheck(GoalPlannerNode):
+    """A planner node whose map lands just after a goal's first look at it: `has_map` answers
+    False that once, and the map's replan runs then, finding no goal pending yet."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inputs = None
+        self.arrived = False
+        self.pending_when_the_map_landed: bool | None = None
+
+    @property
+    def has_map(self) -> bool:
+        if self.arrived:
+            return True
+        self.arrived = True
+        # What the map's replan (`replan_on_map_update: never`) looks at before planning.
+        self.pending_when_the_map_landed = self.inputs.pending
+        return False
+
+
+def test_a_map_landing_between_the_goals_check_and_its_wait_still_plans_the_goal() -> None:
+    from grid_planner.nodes.pose_inputs import PoseInputs
+
+    node = MapLandsDuringTheCheck()
+    inputs = node.inputs = PoseInputs(node, None)
+    inputs.open()
+    start = PoseWithCovarianceStamped()
+    start.header.frame_id = "map"
+    start.pose.pose = stamped(0.5, 0.5, 0.0, "map").pose
+    inputs.on_start(start, "initialpose")
+    try:
+        inputs.on_goal(stamped(4.5, 2.5, 0.0, "map"))
+        assert node.pending_when_the_map_landed is False  # the map's replan left it to the goal
+        assert node.planned.wait(5.0), "the goal stayed pending with a map in hand"
     finally:
         inputs.close()
