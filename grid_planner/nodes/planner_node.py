@@ -1,19 +1,19 @@
 """planner_node (node name `grid_planner`, or `planner_server` in a Nav2 stack): plans on the
 latest map for goals, services and Nav2's actions.
 
-Data flow: messages -> `PlanQuery` -> `PlannerNode.compute` (core call on a grid snapshot) ->
-`PlanAnswer` -> Path / ComputePath / GetPlan / Nav2 action results. Goals from `goal_pose` run on
-a background worker that always plans the latest goal only; services plan in their own callback
-threads, Nav2's actions in theirs (`nav2_actions.py`). A lifecycle node (`lifecycle.py`): it
-makes its subscriptions, publishers, services and actions at configure, serves while active.
+Data flow: messages -> `PlanQuery` -> `PlannerNode.compute` (`query_planner.py`: core call on
+a grid snapshot) -> `PlanAnswer` -> Path / ComputePath / GetPlan / Nav2 action results. Goals
+from `goal_pose` run on a background worker that always plans the latest goal only; services
+plan in their own callback threads, Nav2's actions in theirs (`nav2_actions.py`). A lifecycle
+node (`lifecycle.py`): it makes its subscriptions, publishers, services and actions at
+configure, serves while active.
 """
 
 from __future__ import annotations
 
-import math
 import sys
 import threading
-import time
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -27,9 +27,7 @@ from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from grid_planner.grid import NUMBA_AVAILABLE, warm_up
-from grid_planner.grid.errors import PlannerCancelled, PlannerError
 from grid_planner.grid.expansion import expansion_shades
-from grid_planner.grid.planner import MAX_SANE_PATH_POSES, plan_world
 from grid_planner.grid.planning_grid import PlanningGrid
 from grid_planner.jit.warm_notice import warm_with_notice
 from grid_planner.nodes.concurrency import RequestGate
@@ -55,11 +53,9 @@ from grid_planner.nodes.parameters import declare_validated
 from grid_planner.nodes.paths import install_source
 from grid_planner.nodes.plan_query import Codes, PlanAnswer, PlanQuery, QueryError
 from grid_planner.nodes.planner_parameters import (
-    GRID_ALGORITHMS,
     INPUT_READ_ONLY,
     READ_ONLY,
     input_parameters,
-    path_options,
     planner_parameters,
 )
 from grid_planner.nodes.planning_map import (
@@ -69,10 +65,10 @@ from grid_planner.nodes.planning_map import (
 )
 from grid_planner.nodes.pose_inputs import PoseInputs
 from grid_planner.nodes.qos import COMMAND_QOS, LATCHED_POSE_QOS, MAP_QOS, PLAN_QOS, SERVICE_QOS
+from grid_planner.nodes.query_planner import QueryPlanner
 from grid_planner.nodes.replanning import GoalReplanner
 from grid_planner.nodes.wire.cdr import ComputePathAnswer, PathArrays
 from grid_planner.nodes.wire.prebuilt import probe
-from grid_planner.search.result import Budget
 
 __all__ = ["PlanAnswer", "PlanQuery", "PlannerNode", "main"]
 
@@ -99,6 +95,7 @@ class PlannerNode(ManagedNode):
         self._goal_sub = None
         self._state_group = MutuallyExclusiveCallbackGroup()
         self._replanner = GoalReplanner(self, self._poses, self._state_group)
+        self._planning = QueryPlanner(self, self._maps, self._replanner)
         self._intake = MapIntake(
             self, self._maps, self._replanner,
             lambda: None if self._planners is None else self._planners.planners,
@@ -229,7 +226,7 @@ class PlannerNode(ManagedNode):
         )
         return SetParametersResult(successful=reason is None, reason=reason or "")
 
-    def _settings(self, planner_id: str | None):
+    def parameter_lookup(self, planner_id: str | None) -> Callable[[str], object]:
         """`name -> value` of the flat parameters, with the block values of `planner_id`."""
         overrides = {}
         if planner_id is not None:
@@ -250,7 +247,7 @@ class PlannerNode(ManagedNode):
 
     def grid_settings(self, planner_id: str | None = None) -> GridSettings:
         """The grid settings of the flat parameters, or of a configured planner."""
-        return GridSettings.read(self._settings(planner_id))
+        return GridSettings.read(self.parameter_lookup(planner_id))
 
     # --- state updates ------------------------------------------------------------------------
 
@@ -310,113 +307,14 @@ class PlannerNode(ManagedNode):
     def compute(
         self, query: PlanQuery, cancel: threading.Event | None = None, announce: bool = False
     ) -> PlanAnswer:
-        """Plan `query` on a snapshot of the grid; every failure becomes an error code.
-
-        A found plan is logged at INFO when `announce` (goal_pose plans), else at DEBUG: an
-        rclpy log call costs ~1.5 ms (it inspects the caller's source), too much per service
-        call. Failures are always logged at WARN.
-        """
-        started = time.monotonic()
-        empty = self.empty_path()
-        grids: list[PlanningGrid] = []  # the grid the plan ran on
-        try:
-            answer = self._compute(query, cancel, self._param("global_frame"), grids)
-        except QueryError as error:
-            answer = PlanAnswer(empty, error.code, str(error))
-        except PlannerCancelled as error:
-            return PlanAnswer(empty, Codes.UNKNOWN, f"cancelled: {error}",
-                              nodes_expanded=error.nodes_expanded,
-                              planning_time=time.monotonic() - started, cancelled=True)
-        except PlannerError as error:
-            answer = PlanAnswer(
-                empty, error.error_code, str(error), nodes_expanded=error.nodes_expanded
-            )
-        except Exception as error:  # a bug must cost one answer, never the node
-            self.get_logger().error(f"planning failed unexpectedly: {error!r}")
-            answer = PlanAnswer(empty, Codes.UNKNOWN, f"internal error: {error!r}")
-        if not answer.planning_time:
-            answer.planning_time = time.monotonic() - started
-        if answer.ok and announce:
-            self._replanner.path.set(answer.path.positions[:, :2], grids[0] if grids else None)
-        if answer.ok:
-            poses = answer.path.pose_count
-            line = (
-                f"plan: {answer.algorithm}, {poses} poses, {answer.length_m:.2f} m, "
-                f"{answer.nodes_expanded} nodes expanded, {answer.planning_time * 1000:.1f} ms"
-            )
-            # One call site per severity: rclpy refuses a second severity from the same line.
-            if announce:
-                self.get_logger().info(line)
-            else:
-                self.get_logger().debug(line)
-            if poses > MAX_SANE_PATH_POSES:
-                self.get_logger().warning(
-                    f"the path has {poses} poses (more than {MAX_SANE_PATH_POSES}): "
-                    f"{answer.algorithm} paths are valid but rarely short"
-                )
-        else:
-            self.get_logger().warning(f"no plan (code {answer.error_code}): {answer.error_msg}")
-        return answer
+        """Plan `query` on a snapshot of the grid (`QueryPlanner.compute`); every failure
+        becomes an error code. `announce` (goal_pose plans) logs a found plan at INFO."""
+        return self._planning.compute(query, cancel, announce)
 
     def empty_path(self) -> PathArrays:
         """A path with no poses, in the global frame, stamped now."""
         return planned_path(np.zeros((0, 2)), self._param("global_frame"),
                             self.get_clock().now().to_msg(), None)
-
-    def _compute(
-        self, query: PlanQuery, cancel: threading.Event | None, global_frame: str,
-        grids: list[PlanningGrid],
-    ) -> PlanAnswer:
-        # Nav2's order: the map, the poses, then the planner.
-        current = self._maps.current
-        if current is None:
-            raise QueryError(Codes.NO_MAP, f"no map received yet on '{self._param('map_topic')}'")
-        if current.frame_id != global_frame:
-            raise QueryError(
-                Codes.NO_MAP, f"the map in use is in frame '{current.frame_id}', not the global "
-                f"frame '{global_frame}': waiting for a map in '{global_frame}'",
-            )
-        goal = self.pose_in_global(query.goal, "goal", global_frame)
-        start = self.start_pose(query.start, global_frame)
-        value = self._settings(query.planner_id)
-        algorithm = query.algorithm.strip() or value("algorithm")
-        if algorithm not in GRID_ALGORITHMS:
-            raise QueryError(
-                Codes.INVALID_PLANNER,
-                f"unknown algorithm {algorithm!r}; choose one of {', '.join(GRID_ALGORITHMS)}",
-            )
-        grid = self._maps.grid(self.grid_settings(query.planner_id))
-        if grid is None:
-            raise QueryError(Codes.NO_MAP, "the map was released")
-        grids.append(grid)
-        tolerance = value("goal_tolerance") if query.tolerance < 0.0 else query.tolerance
-        if not math.isfinite(tolerance):
-            raise QueryError(Codes.INVALID_POSE, f"tolerance must be finite, got {tolerance}")
-        budget = Budget.from_timeout(
-            value("max_planning_time"), max_nodes=value("max_nodes"), cancel=cancel
-        )
-        found = plan_world(
-            grid, (start.x, start.y), (goal.x, goal.y), algorithm, tolerance=tolerance,
-            budget=budget, record_expanded=self._param("publish_expanded"),
-            **path_options(value),
-        )
-        if len(found.poses) > self._param("max_path_poses"):
-            raise QueryError(
-                Codes.NO_VALID_PATH, f"{algorithm} found a path of {len(found.poses)} poses, more "
-                f"than max_path_poses {self._param('max_path_poses')}; it is not sent",
-            )
-        final_yaw = None if value("use_final_approach_orientation") else goal.yaw
-        if found.length == 0:
-            final_yaw = goal.yaw
-        stamp = self.get_clock().now().to_msg()
-        path = planned_path(found.poses, global_frame, stamp, final_yaw)
-        if found.expanded is not None:
-            self._publish_expanded(grid, found.expanded, stamp)
-        return PlanAnswer(
-            path=path, algorithm=algorithm, length_m=found.length_m,
-            nodes_expanded=found.nodes_expanded, planning_time=found.elapsed + found.smoothing_time,
-            plan=found,
-        )
 
     def pose_in_global(self, pose: PoseStamped, role: str, global_frame: str) -> Pose2D:
         """`pose` in the global frame; QueryError (INVALID_POSE, TF_ERROR) naming `role`."""
@@ -426,7 +324,8 @@ class PlannerNode(ManagedNode):
         """`explicit` in the global frame, or the current start (TF, else the start topics)."""
         return self._poses.start_pose(explicit, global_frame)
 
-    def _publish_expanded(self, grid: PlanningGrid, expanded: np.ndarray, stamp) -> None:
+    def publish_expanded(self, grid: PlanningGrid, expanded: np.ndarray, stamp) -> None:
+        """Publish the cells `expanded` on `grid` on `expanded_cells` (only while active)."""
         # 1..98 by expansion rank: RViz's costmap colour scheme shows the search's wave.
         cells = expansion_shades(expanded, grid.cell_count)
         shown = replace(grid.map, data=cells, frame_id=self._param("global_frame"))

@@ -3,10 +3,11 @@
 The ROS node and the CLI call `solve` (and `compare`); everything else is here for tests,
 benchmarks and printing. `board` holds the geometry, `heuristics` the classic heuristics,
 `tables` the precomputed ones and `resolve` what a heuristic name means for a goal;
-`compiled_idastar` is the compiled IDA*, `messages` the sentences of unsolved answers,
-`comparison` runs one board under every algorithm. `prepare` builds or loads the tables of the
-`table` and `pdb` heuristics ahead of time and `warm_up` compiles the IDA* kernel, for servers
-that would rather pay both at start-up than in their first request.
+`compiled_idastar` is the compiled IDA* (its numba kernel in `idastar_kernel`), `messages` the
+sentences of unsolved answers, `comparison` runs one board under every algorithm. `prepare`
+builds or loads the tables of the `table` and `pdb` heuristics ahead of time and `warm_up`
+compiles the IDA* kernel, for servers that would rather pay both at start-up than in their
+first request.
 """
 
 from grid_planner.jit import NUMBA_AVAILABLE

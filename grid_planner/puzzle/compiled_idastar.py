@@ -4,19 +4,12 @@ The search is the reference `grid_planner.search.idastar` step for step: the sam
 (MOVES unless told otherwise), the same pruning (f = g + h > bound; the move that undoes the
 last one is never generated), the same goal test on generation and the same counting, so with
 the same heuristic it returns the same solution, `nodes_expanded`, `nodes_generated` and
-`max_frontier` (Korf's 1985 counts with his move order). What differs is the machinery:
-
-- one board array updated in place, an explicit stack of (blank cell, h, arriving direction,
-  next direction) per depth, and no Python object per node;
-- heuristics updated per move: Manhattan by one table difference, the additive databases by
-  moving one group's index by `(to - from) * weight` (only the moved tile's group changes);
-  the exact table (3x3) looks up the child's permutation rank;
-- all search state lives in arrays, so the kernel is resumable: each call expands at most up
-  to `stop_at` nodes and returns PAUSED; `grid_planner.jit.driver` checks the deadline and the
-  cancel event between calls (every CHUNK_EXPANSIONS expansions, a few milliseconds), reports
-  progress there, and caps the last chunk at `max_nodes`, so LIMIT_REACHED comes back with the
-  same LimitKind and, for max_nodes, the same counts as the reference. The kernel releases
-  the GIL (`nogil`), so a ROS callback can set the cancel event while it runs.
+`max_frontier` (Korf's 1985 counts with his move order). What differs is the machinery, the
+kernel of `idastar_kernel` (one board updated in place, an explicit stack, heuristics updated
+per move). Here it is set up and driven: `grid_planner.jit.driver` runs it in chunks of
+CHUNK_EXPANSIONS expansions (a few milliseconds), checks the deadline and the cancel event
+between them, reports progress there, and caps the last chunk at `max_nodes`, so LIMIT_REACHED
+comes back with the same LimitKind and, for max_nodes, the same counts as the reference.
 
 Boards are searched in canonical labels (`board.relabelling`: tiles renamed so the goal is the
 canonical one for its blank cell); renaming keeps every move, so the moves found are the moves
@@ -31,193 +24,41 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from grid_planner.jit import NUMBA_AVAILABLE, driver, njit
+from grid_planner.jit import NUMBA_AVAILABLE, driver
 
 from ..search.result import Budget, SearchResult, SearchStatus
-from .board import MOVES, InvalidRequestError, manhattan_table, move_targets, rank_tiles
+from .board import MOVES, InvalidRequestError, manhattan_table, move_targets
+from .idastar_kernel import (
+    BOUND,
+    DEPTH,
+    INFINITE_BOUND,
+    MODE_MANHATTAN,
+    MODE_PDB,
+    MODE_TABLE,
+    NEXT_BOUND,
+    PENDING,
+    START_BLANK,
+    START_H,
+    STATE_SIZE,
+    idastar_kernel,
+)
 from .resolve import ResolvedHeuristic, database_heuristic, resolve_heuristic
 from .tables import build_database, exact_table
 
 # The heuristics the kernel evaluates itself.
 FAST_HEURISTIC_KINDS = ("manhattan", "table", "pdb")
-MODE_MANHATTAN, MODE_TABLE, MODE_PDB = 0, 1, 2
 _MODES = {"manhattan": MODE_MANHATTAN, "table": MODE_TABLE, "pdb": MODE_PDB}
 
 # Expansions per kernel call between two budget checks (a few milliseconds).
 CHUNK_EXPANSIONS = 1 << 16
-# Bounds larger than this never happen with an admissible heuristic below 16x16.
-_INFINITE = 1 << 40
 # Spare stack depth beyond the bound; a pass whose bound outgrows the stack gets a new one.
 _STACK_MARGIN = 16
-
-# The kernel's own slots of the driver's state array (FOUND holds the last move's direction).
-_FIRST = driver.FIRST_FAMILY_SLOT
-_DEPTH = _FIRST  # depth of the node on top of the stack; -1 before a pass starts
-_BOUND = _FIRST + 1
-_NEXT_BOUND = _FIRST + 2
-_PENDING = _FIRST + 3  # 1: a generated child (or a pass's start) waits to be expanded
-_PENDING_DIRECTION = _FIRST + 4
-_PENDING_H = _FIRST + 5
-_START_BLANK = _FIRST + 6
-_START_H = _FIRST + 7
-_STATE_SIZE = _FIRST + 8
 
 # Whether this process has compiled or loaded the kernels (`warm_once`).
 _warm = False
 _warm_lock = threading.Lock()
 
 _DIRECTION = {move: index for index, move in enumerate(MOVES)}  # Up 0, Down 1, Left 2, Right 3
-
-
-@njit(cache=True, nogil=True)
-def idastar_kernel(
-    tiles,
-    goal,
-    targets,
-    order,
-    mode,
-    manhattan,
-    exact,
-    tile_group,
-    tile_weight,
-    group_offset,
-    group_index,
-    pattern,
-    node_blank,
-    node_h,
-    node_in,
-    node_next,
-    state,
-    stop_at,
-):  # pragma: no cover - compiled; the reference-equality tests cover it
-    """Run IDA* until solved, proven unsolvable, `stop_at` expansions, or the stack is full.
-
-    `tiles` is the current board (the start's when a pass begins); `targets[cell * 4 + d]` is
-    where the blank goes in direction d (-1: off); `order` lists the directions to try.
-    """
-    count = tiles.shape[0]
-    capacity = node_blank.shape[0]
-    depth = state[_DEPTH]
-    bound = state[_BOUND]
-    next_bound = state[_NEXT_BOUND]
-    expanded = state[driver.EXPANDED]
-    generated = state[driver.GENERATED]
-    max_frontier = state[driver.MAX_FRONTIER]
-    pending = state[_PENDING]
-    pending_direction = state[_PENDING_DIRECTION]
-    pending_h = state[_PENDING_H]
-    status = driver.PAUSED
-    while True:
-        if pending:
-            if depth < 0 and bound + 2 > capacity:
-                status = driver.GROW
-                break
-            if expanded >= stop_at:
-                status = driver.PAUSED
-                break
-            expanded += 1
-            pending = 0
-            if depth < 0:  # a new pass starts at the start board
-                depth = 0
-                node_blank[0] = state[_START_BLANK]
-                node_h[0] = state[_START_H]
-                node_in[0] = -1
-            else:
-                blank = node_blank[depth]
-                source = targets[blank * 4 + pending_direction]
-                tile = tiles[source]
-                tiles[blank] = tile
-                tiles[source] = 0
-                if mode == MODE_PDB:
-                    group_index[tile_group[tile]] += (blank - source) * tile_weight[tile]
-                depth += 1
-                node_blank[depth] = source
-                node_h[depth] = pending_h
-                node_in[depth] = pending_direction
-            node_next[depth] = 0
-            if depth + 1 > max_frontier:
-                max_frontier = depth + 1
-            continue
-        k = node_next[depth]
-        if k == 4:
-            if depth == 0:
-                if next_bound >= _INFINITE:
-                    status = driver.EXHAUSTED
-                    break
-                bound = next_bound
-                next_bound = _INFINITE
-                depth = -1
-                pending = 1
-                continue
-            # Undo the move into this node: the tile now on the parent's blank cell goes back.
-            parent_blank = node_blank[depth - 1]
-            source = node_blank[depth]
-            tile = tiles[parent_blank]
-            tiles[source] = tile
-            tiles[parent_blank] = 0
-            if mode == MODE_PDB:
-                group_index[tile_group[tile]] -= (parent_blank - source) * tile_weight[tile]
-            depth -= 1
-            continue
-        node_next[depth] = k + 1
-        direction = order[k]
-        blank = node_blank[depth]
-        source = targets[blank * 4 + direction]
-        if source < 0:
-            continue
-        arrived = node_in[depth]
-        if arrived >= 0 and direction == (arrived ^ 1):
-            continue
-        generated += 1
-        tile = tiles[source]
-        h = node_h[depth]
-        if mode == MODE_MANHATTAN:
-            h += manhattan[blank * count + tile] - manhattan[source * count + tile]
-        elif mode == MODE_PDB:
-            group = tile_group[tile]
-            base = group_offset[group]
-            index = group_index[group]
-            h += (
-                np.int64(pattern[base + index + (blank - source) * tile_weight[tile]])
-                - np.int64(pattern[base + index])
-            )
-        else:
-            tiles[blank] = tile
-            tiles[source] = 0
-            h = np.int64(exact[rank_tiles(tiles)])
-            tiles[source] = tile
-            tiles[blank] = 0
-        f = depth + 1 + h
-        if f > bound:
-            if f < next_bound:
-                next_bound = f
-            continue
-        if h == 0:
-            at_goal = True
-            for cell in range(count):
-                value = tiles[cell]
-                if cell == blank:
-                    value = tile
-                elif cell == source:
-                    value = 0
-                if value != goal[cell]:
-                    at_goal = False
-                    break
-            if at_goal:
-                state[driver.FOUND] = direction
-                status = driver.SOLVED
-                break
-        pending = 1
-        pending_direction = direction
-        pending_h = h
-    state[_DEPTH] = depth
-    state[_BOUND] = bound
-    state[_NEXT_BOUND] = next_bound
-    driver.save_counters(state, expanded, generated, max_frontier)
-    state[_PENDING] = pending
-    state[_PENDING_DIRECTION] = pending_direction
-    state[_PENDING_H] = pending_h
-    return status
 
 
 _EMPTY_U8 = np.zeros(1, dtype=np.uint8)
@@ -305,15 +146,15 @@ class _IdaStar(driver.Kernel):
 
     def held(self) -> int:
         """The boards on the stack: IDA* holds its path and nothing else."""
-        return max(1, int(self.state[_DEPTH]) + 1)
+        return max(1, int(self.state[DEPTH]) + 1)
 
     def bound(self) -> int:
         """The f bound of the current pass."""
-        return int(self.state[_BOUND])
+        return int(self.state[BOUND])
 
     def grow(self) -> None:
         """Stacks deep enough for the current bound (GROW comes only between passes)."""
-        capacity = int(self.state[_BOUND]) + 2 + _STACK_MARGIN
+        capacity = int(self.state[BOUND]) + 2 + _STACK_MARGIN
         self.stacks = [np.zeros(capacity, dtype=np.int64) for _ in range(4)]
 
 
@@ -345,13 +186,13 @@ def fast_idastar(
     group_index = _EMPTY_I64
     if heuristic.kind == "pdb":
         group_index = np.array(heuristic.database.group_indices(canonical), dtype=np.int64)
-    state = driver.reset_state(np.empty(_STATE_SIZE, dtype=np.int64))
-    state[_DEPTH] = -1
-    state[_BOUND] = h_start
-    state[_NEXT_BOUND] = _INFINITE
-    state[_PENDING] = 1
-    state[_START_BLANK] = canonical.index(0)
-    state[_START_H] = h_start
+    state = driver.reset_state(np.empty(STATE_SIZE, dtype=np.int64))
+    state[DEPTH] = -1
+    state[BOUND] = h_start
+    state[NEXT_BOUND] = INFINITE_BOUND
+    state[PENDING] = 1
+    state[START_BLANK] = canonical.index(0)
+    state[START_H] = h_start
     search = _IdaStar(
         np.frombuffer(canonical, dtype=np.uint8).astype(np.int64), _tables_for(heuristic),
         np.array([_DIRECTION[move] for move in move_order], dtype=np.int64), group_index, state,
@@ -361,7 +202,7 @@ def fast_idastar(
     if ended.status is not SearchStatus.SOLVED:
         return SearchResult.ended("idastar", ended.status, began, counts, limit=ended.limit)
     node_in = search.stacks[2]
-    directions = [int(node_in[d]) for d in range(1, int(state[_DEPTH]) + 1)]
+    directions = [int(node_in[d]) for d in range(1, int(state[DEPTH]) + 1)]
     directions.append(ended.found)
     states, actions = _path_boards(start, search.tables.target_list, directions)
     cost = float(len(actions))

@@ -125,8 +125,8 @@ class PuzzleProblem:
     ) -> Iterator[tuple[str, bytes, int, int]]:
         """`successors` with each child's heuristic, updated from `h` by the moved tile.
 
-        Table heuristics (`table`, `pdb`) look each child up instead (the compiled IDA* of
-        `compiled_idastar` is where they are updated per move).
+        Table heuristics (`table`, `pdb`) look each child up instead (the compiled IDA*'s
+        kernel, `idastar_kernel`, is where they are updated per move).
         """
         swap = self._swap
         if self._kind in TABLE_HEURISTICS:

@@ -37,6 +37,7 @@ from grid_planner.puzzle import (
     warm_up,
 )
 from grid_planner.puzzle import compiled_idastar as compiled_module
+from grid_planner.puzzle.idastar_kernel import idastar_kernel
 from grid_planner.puzzle.tables import pdb as pdb_module
 from grid_planner.puzzle.tables.store import CACHE_ENV
 from grid_planner.search import Budget, LimitKind, SearchStatus, idastar
@@ -247,7 +248,7 @@ def test_start_at_the_goal_is_solved_without_expanding(pdb_15):
 @needs_compilation
 def test_warm_up_compiles_the_kernel_and_reports_seconds():
     assert warm_up() >= 0.0
-    assert compiled_module.idastar_kernel.signatures
+    assert idastar_kernel.signatures
 
 
 # --- without numba ----------------------------------------------------------------------------

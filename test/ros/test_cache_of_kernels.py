@@ -45,4 +45,4 @@ def test_a_fresh_process_loads_every_warmed_kernel_from_the_cache_the_set_up_fil
     loaded = [name for name, (hits, _) in found["counts"].items() if hits]
     # The grid search kernels and the puzzle's IDA* are among them.
     assert any(name.endswith("bfs_kernel") for name in loaded)
-    assert any(name.startswith("grid_planner.puzzle.compiled_idastar") for name in loaded)
+    assert any(name.startswith("grid_planner.puzzle.idastar_kernel") for name in loaded)

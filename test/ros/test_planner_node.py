@@ -369,7 +369,7 @@ def test_robot_radius_change_rebuilds_the_grid(planner) -> None:
 
 
 def test_unexpected_fault_is_unknown_and_the_node_keeps_serving(monkeypatch) -> None:
-    from grid_planner.nodes import planner_node
+    from grid_planner.nodes import query_planner
     from grid_planner.nodes.planner_node import PlannerNode
 
     with ros_client("fault_test") as client:
@@ -379,16 +379,16 @@ def test_unexpected_fault_is_unknown_and_the_node_keeps_serving(monkeypatch) -> 
             harness = PlannerHarness(client, None, "/fault")
             harness.map_pub.publish(map_to_msg(TUTORIAL, node.get_clock().now().to_msg()))
             wait_until(lambda: node._maps.current is not None, what="the map in-process")
-            real = planner_node.plan_world
+            real = query_planner.plan_world
 
             def broken(*args, **kwargs):
                 raise RuntimeError("injected fault")
 
-            monkeypatch.setattr(planner_node, "plan_world", broken)
+            monkeypatch.setattr(query_planner, "plan_world", broken)
             answer = harness.request(pose(9.5, 0.5), start=pose(0.5, 7.5))
             assert answer.error_code == Codes.UNKNOWN
             assert "injected fault" in answer.error_msg
-            monkeypatch.setattr(planner_node, "plan_world", real)
+            monkeypatch.setattr(query_planner, "plan_world", real)
             answer = harness.request(pose(9.5, 0.5), start=pose(0.5, 7.5))
             assert answer.error_code == Codes.NONE and len(answer.path.poses) == 17
         finally:
