@@ -46,8 +46,8 @@ from .resolve import ResolvedHeuristic, database_heuristic, resolve_heuristic
 from .tables import build_database, exact_table
 
 # The heuristics the kernel evaluates itself.
-FAST_HEURISTIC_KINDS = ("manhattan", "table", "pdb")
 _MODES = {"manhattan": MODE_MANHATTAN, "table": MODE_TABLE, "pdb": MODE_PDB}
+FAST_HEURISTIC_KINDS = tuple(_MODES)
 
 # Expansions per kernel call between two budget checks (a few milliseconds).
 CHUNK_EXPANSIONS = 1 << 16
