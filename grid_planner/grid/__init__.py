@@ -1,12 +1,20 @@
 """Occupancy grids without ROS: map loading, the planning grid, the grid problem and planners.
 
-Typical use (the ROS node and the CLI do exactly this):
+Typical use (the ROS node and the CLI do exactly this), here on a 4 x 3 map of 0.5 m cells
+with a wall in the middle row (`load_map("config/maps/demo_map.yaml")` reads a map_server
+YAML instead; rows are listed top first):
 
-    occupancy = load_map("config/maps/demo_map.yaml")          # or OccupancyMap(...) from a msg
-    grid = PlanningGrid(occupancy, occupied_threshold=65, allow_unknown=False, robot_radius=0.2)
-    found = plan_world(grid, (0.5, 0.5), (4.0, 2.5), "astar", tolerance=0.1,
-                       budget=Budget.from_timeout(5.0))
-    found.cells, found.poses, found.length_m, found.nodes_expanded
+>>> from grid_planner.grid import OccupancyMap, PlanningGrid, plan_world
+>>> from grid_planner.search import Budget
+>>> rows = [[0, 0, 0, 0], [0, 100, 100, 0], [0, 0, 0, 0]]
+>>> occupancy = OccupancyMap.from_rows(rows, resolution=0.5)
+>>> grid = PlanningGrid(occupancy, occupied_threshold=65, allow_unknown=False, robot_radius=0.0)
+>>> found = plan_world(grid, (0.25, 0.75), (1.75, 0.75), "astar", tolerance=0.0,
+...                    budget=Budget.from_timeout(5.0))
+>>> found.cells
+[(0, 1), (0, 0), (1, 0), (2, 0), (3, 0), (3, 1)]
+>>> found.length_m, found.poses[1].tolist()
+(2.5, [0.25, 0.25])
 
 Failures raise a PlannerError subclass whose `error_code` is the ComputePath code. The
 algorithms are those the registry (`grid_planner.search.registry`) offers for the grid.
