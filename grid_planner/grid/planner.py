@@ -26,6 +26,7 @@ A plan runs in four steps, each with its own failure:
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -235,9 +236,16 @@ def _as_cell(cell: Sequence[int], role: str) -> tuple[int, int]:
         x, y = cell
     except (TypeError, ValueError):
         raise ValueError(f"{role} cell must be an (x, y) pair, got {cell!r}") from None
-    if int(x) != x or int(y) != y:
+    if not all(_whole(value) for value in (x, y)):
         raise ValueError(f"{role} cell must hold integers, got {cell!r}")
     return int(x), int(y)
+
+
+def _whole(value: object) -> bool:
+    """Whether `value` is a whole number (not a bool, NaN or infinity)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        return False
+    return math.isfinite(value) and int(value) == value
 
 
 def plan(

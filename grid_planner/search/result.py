@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import enum
+import math
+import numbers
 import threading
 import time
 from collections.abc import Sequence
@@ -70,6 +72,17 @@ class Budget:
     max_held: int | None = None
     progress: SearchProgress | None = None
 
+    def __post_init__(self) -> None:
+        """ValueError naming the bound that is not a count (or, for the deadline, a time)."""
+        for name in ("max_nodes", "max_depth", "max_held"):
+            value = getattr(self, name)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0
+            ):
+                raise ValueError(f"{name} must be a whole number >= 0 or None, got {value!r}")
+        if self.deadline is not None and math.isnan(self.deadline):
+            raise ValueError("deadline must be a time.monotonic() instant or None, got nan")
+
     @classmethod
     def from_timeout(
         cls,
@@ -81,6 +94,8 @@ class Budget:
         progress: SearchProgress | None = None,
     ) -> Budget:
         """A budget whose deadline is `timeout` seconds from now (None: no deadline)."""
+        if timeout is not None and not timeout >= 0.0:  # NaN fails this too
+            raise ValueError(f"timeout must be >= 0 seconds or None, got {timeout!r}")
         deadline = None if timeout is None else time.monotonic() + timeout
         return cls(
             max_nodes=max_nodes, max_depth=max_depth, deadline=deadline, cancel=cancel,

@@ -270,6 +270,14 @@ def test_a_free_but_unreachable_goal_with_tolerance_goes_to_the_nearest_reachabl
         plan(grid, (0, 1), (5, 1), tolerance_cells=2)
 
 
+@pytest.mark.parametrize("start", [(float("nan"), 0), (float("inf"), 0), (True, 0), (0.5, 0)])
+def test_a_start_cell_that_is_not_two_whole_numbers_is_refused_by_role(start):
+    grid = PlanningGrid(OccupancyMap.from_rows(np.zeros((2, 3), dtype=np.int8)))
+    with pytest.raises(ValueError) as error:
+        plan(grid, start, (2, 1))
+    assert str(error.value) == f"start cell must hold integers, got {start!r}"
+
+
 def test_tolerance_in_metres_rounds_down_to_whole_cells_with_float_slack():
     assert targets.tolerance_window_cells(0.15, 0.05) == 3
     assert targets.tolerance_window_cells(0.149, 0.05) == 2

@@ -223,3 +223,28 @@ def test_progress_receives_the_counts_at_the_clock_checks(algorithm):
     assert 0 < progress.nodes_held <= result.nodes_held
     if algorithm in (idastar, iddfs):
         assert progress.bound > 0
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    ({"max_nodes": -5}, "max_nodes must be a whole number >= 0 or None, got -5"),
+    ({"max_depth": 1.5}, "max_depth must be a whole number >= 0 or None, got 1.5"),
+    ({"max_held": True}, "max_held must be a whole number >= 0 or None, got True"),
+    ({"deadline": float("nan")}, "deadline must be a time.monotonic() instant or None, got nan"),
+])
+def test_a_bound_that_is_not_a_count_is_refused(arguments, message):
+    with pytest.raises(ValueError) as error:
+        Budget(**arguments)
+    assert str(error.value) == message
+
+
+@pytest.mark.parametrize("timeout", [float("nan"), -1.0])
+def test_a_timeout_that_is_nan_or_negative_is_refused(timeout):
+    # A NaN deadline compares false with every clock reading: the search would never time out.
+    with pytest.raises(ValueError) as error:
+        Budget.from_timeout(timeout)
+    assert str(error.value) == f"timeout must be >= 0 seconds or None, got {timeout!r}"
+
+
+def test_zero_bounds_are_counts_too():
+    assert Budget(max_nodes=0, max_depth=0, max_held=0).exceeded(0) is LimitKind.MAX_NODES
+    assert Budget.from_timeout(0.0).deadline is not None
