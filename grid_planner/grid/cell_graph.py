@@ -118,27 +118,40 @@ class CellGraph:
         return own != LETHAL_KEY and (other == self.free_key or other > own)
 
     def steps(self, index: int, connectivity: int = 4) -> list[tuple[int, int]]:
-        """The allowed steps out of `index` as `(direction, neighbour)`, in DIRECTIONS order.
-
-        A direction is an index into DIRECTIONS; a diagonal (4..7, with `connectivity` 8)
-        needs the steps onto both orthogonal neighbours it passes between allowed as well.
-        """
-        y, x = divmod(index, self.width)
+        """The allowed steps out of `index` as `(direction, neighbour)`, in DIRECTIONS order
+        (a direction is an index into DIRECTIONS; 4..7, the diagonals, with `connectivity` 8,
+        each allowed only where `step` allows it)."""
         allowed: list[tuple[int, int]] = []
+        open_sides: set[int] = set()
         for direction in range(connectivity):
-            _name, dx, dy = DIRECTIONS[direction]
-            nx, ny = x + dx, y + dy
-            if not (0 <= nx < self.width and 0 <= ny < self.height):
+            if direction >= 4 and not open_sides.issuperset(DIAGONAL_SIDES[direction - 4]):
                 continue
-            other = ny * self.width + nx
-            if not self.can_step(index, other):
-                continue
-            if direction >= 4:
-                sides = {d for d, _ in allowed}
-                if not set(DIAGONAL_SIDES[direction - 4]) <= sides:
-                    continue
-            allowed.append((direction, other))
+            other = self._entered(index, direction)
+            if other is not None:
+                allowed.append((direction, other))
+                open_sides.add(direction)
         return allowed
+
+    def step(self, index: int, direction: int) -> int | None:
+        """The neighbour a step from `index` in `direction` enters, or None when the step is
+        not allowed: a diagonal also needs the steps onto both orthogonal neighbours it passes
+        between allowed (it never cuts a corner)."""
+        if direction >= 4 and any(
+            self._entered(index, side) is None for side in DIAGONAL_SIDES[direction - 4]
+        ):
+            return None
+        return self._entered(index, direction)
+
+    def _entered(self, index: int, direction: int) -> int | None:
+        """The neighbour in `direction` if it is on the map and `can_step` lets `index` enter
+        it, else None (no corner rule)."""
+        y, x = divmod(index, self.width)
+        _name, dx, dy = DIRECTIONS[direction]
+        nx, ny = x + dx, y + dy
+        if not (0 <= nx < self.width and 0 <= ny < self.height):
+            return None
+        other = ny * self.width + nx
+        return other if self.can_step(index, other) else None
 
     def reachable_components(self, start_index: int, connectivity: int = 4) -> set[int]:
         """The labels of the free components a path from `start_index` can reach.

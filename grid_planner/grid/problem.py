@@ -117,7 +117,7 @@ class GridProblem:
             if not self.grid.contains_cell(px, py):
                 continue
             previous = py * self.grid.width + px
-            if (direction, state) in self.grid.steps(previous, self.connectivity):
+            if self.grid.step(previous, direction) == state:
                 steps.append((name, previous, self.step_cost(direction, state)))
         return steps
 

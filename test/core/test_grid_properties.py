@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from grid_planner.grid import (
     GoalOccupied,
+    GridProblem,
     NoValidPathFound,
     StartOccupied,
     algorithm_info,
@@ -52,6 +53,22 @@ def test_every_search_matches_the_reference_bfs_without_any_pre_check(case):
         if algorithm_info(algorithm).optimal:
             assert len(cells) - 1 == distances[goal], (algorithm, backend)
             assert result.optimal
+
+
+@given(random_grids(), st.sampled_from((4, 8)))
+@settings(max_examples=80, deadline=None)
+def test_predecessors_are_exactly_the_steps_into_a_cell(case, connectivity):
+    # The backward steps of bidirectional BFS, checked against the forward ones: the move rule
+    # is not symmetric (an inflated cell may be left towards more clearance, not entered).
+    values, threshold, allow_unknown, radius, _start, _goal = case
+    grid, _rules = build(values, threshold, allow_unknown, radius)
+    problem = GridProblem(grid, 0, 0, connectivity=connectivity)
+    into: dict[int, set] = {cell: set() for cell in range(grid.cell_count)}
+    for cell in range(grid.cell_count):
+        for action, other, cost in problem.successors(cell):
+            into[other].add((action, cell, cost))
+    for cell in range(grid.cell_count):
+        assert set(problem.predecessors(cell)) == into[cell]
 
 
 @given(random_grids(), st.integers(0, 3))
