@@ -26,7 +26,9 @@ from puzzle_planners import (
     default_settings,
     eight_puzzle_solvers,
     is_pattern_database,
+    load_kernels,
     project_solver,
+    runs_as,
     solver_from_spec,
     table_heuristics,
 )
@@ -61,7 +63,9 @@ def worker(spec: dict) -> dict:
     `budget_s` limits each solve (the project's solver only); once `total_s` seconds have
     been spent the remaining boards are left out (reported as not attempted).
     """
-    solve = solver_from_spec(spec["solver"]).make(spec.get("budget_s"))
+    solver = solver_from_spec(spec["solver"])
+    load_s = load_kernels(solver)
+    solve = solver.make(spec.get("budget_s"))
     boards = [tuple(board) for board in spec["boards"]]
     setup_s, _ = timed(lambda: solve(_one_move_board(round(len(boards[0]) ** 0.5))))
     total_s = spec.get("total_s")
@@ -80,7 +84,8 @@ def worker(spec: dict) -> dict:
             spent += sum(samples)
             results.append({"attempted": True, "length": length, "expanded": expanded,
                             "seconds": statistics.median(samples)})
-    return {"setup_s": setup_s, "boards": results, "peak_mb": memory.megabytes}
+    return {"load_s": load_s, "setup_s": setup_s, "boards": results,
+            "peak_mb": memory.megabytes}
 
 
 # --- summaries --------------------------------------------------------------------------------
@@ -112,6 +117,7 @@ def _summary(name: str, kind: str, answer: dict, reference: list[int | None]) ->
         "max_s": max(times, default=None),
         "expanded_total": sum(expanded) if expanded else None,
         "setup_s": answer["setup_s"],
+        "load_s": answer.get("load_s"),
         "peak_mb": answer["peak_mb"],
         "process_peak_mb": answer.get("process_peak_mb"),
         "per_board": boards,
@@ -225,12 +231,13 @@ def _korf(quick: bool, budget_s: float, total_s: float, log) -> dict:
 
 
 def _cold_table_builds(log) -> list[dict]:
-    """For each table heuristic and board size, the seconds of its first solve with an empty
-    table cache ($GRID_PLANNER_CACHE_DIR): the one-off build itself."""
+    """For each table heuristic and each board size it has a table for, the seconds of its
+    first solve with an empty table cache ($GRID_PLANNER_CACHE_DIR), the kernels loaded
+    before: the one-off build itself."""
     builds = []
     for heuristic in table_heuristics():
         solver = project_solver("idastar", heuristic)
-        for side in (3, 4):
+        for side in (side for side in (3, 4) if runs_as(heuristic, side) == heuristic):
             with tempfile.TemporaryDirectory(prefix="grid_planner_pdb_") as cache:
                 answer = run_worker(
                     Path(__file__), {"solver": solver.spec(), "boards": [_one_move_board(side)]},
