@@ -36,6 +36,7 @@ from .errors import (
     StartOutsideMap,
     UnsupportedMapError,
 )
+from .grid_plan import GridPlan
 from .map_io import (
     MapMetadata,
     image_to_values,
@@ -47,7 +48,6 @@ from .map_io import (
 from .occupancy import FREE, OCCUPIED, UNKNOWN, OccupancyMap
 from .planner import (
     MAX_SANE_PATH_POSES,
-    GridPlan,
     failure_report,
     grid_heuristic,
     plan,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from geometry_msgs.msg import PoseStamped
 from grid_planner_interfaces.srv import ComputePath
 
-from grid_planner.grid.planner import GridPlan
+from grid_planner.grid.grid_plan import GridPlan
 from grid_planner.nodes.wire.cdr import PathArrays
 
 Codes = ComputePath.Response

@@ -243,8 +243,7 @@ def _check_count(name: str, value: object) -> int:
 
 
 def _check_request(
-    info: AlgorithmInfo | None, algorithm: str, heuristic: str, max_depth: object,
-    budget: Budget | None,
+    info: AlgorithmInfo | None, algorithm: str, heuristic: str, max_depth: object
 ) -> int:
     if info is None:
         raise InvalidRequestError(
@@ -253,13 +252,7 @@ def _check_request(
         )
     if heuristic:
         check_heuristic(heuristic)
-    depth = _check_count("max_depth", max_depth)
-    if budget is not None:
-        for name, value in (("max_expansions", budget.max_nodes), ("max_nodes", budget.max_held),
-                            ("budget max_depth", budget.max_depth)):
-            if value is not None:
-                _check_count(name, value)
-    return depth
+    return _check_count("max_depth", max_depth)
 
 
 def _route(info, resolved, backend: str) -> str:
@@ -332,7 +325,7 @@ def solve(
         algorithm, heuristic, outcome.auto = choose(algorithm, heuristic, bytes(outcome.goal))
         outcome.algorithm, outcome.heuristic = algorithm, heuristic
         info = offered(PUZZLE, algorithm)
-        depth = _check_request(info, algorithm, heuristic, max_depth, budget)
+        depth = _check_request(info, algorithm, heuristic, max_depth)
         check_backend(backend)
         if not info.informed:
             heuristic = outcome.heuristic = ""
