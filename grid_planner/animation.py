@@ -6,7 +6,9 @@ all panels advancing by the same number of expansions a frame, each titled with 
 and running count; a panel whose search is done shows its path. The last frame holds. The
 panels are drawn at the block level: a map larger than its panel is reduced to blocks of cells
 (a block is tinted once any of its cells is expanded; its map colour is the mean), so a 4096^2
-map costs a few hundred pixels a side and its frames stay small.
+map costs a few hundred pixels a side and its frames stay small. A tall map is scaled to at most
+`width` pixels high as well, and `check_animation` refuses requests whose frames together would
+hold more than MAX_ANIMATION_PIXELS.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from grid_planner.grid.expansion import expansion_ranks
 from grid_planner.render import (
     EXPANDED_TINT_WEIGHT,
     GOAL_RGB,
+    MAX_IMAGE_PIXELS,
     PATH_RGB,
     START_RGB,
     plan_rgb,
@@ -42,30 +45,76 @@ BACKGROUND_RGB = (255, 255, 255)
 TEXT_RGB = (0, 0, 0)
 MAX_FRAMES = 600
 MIN_WIDTH = 64
+# A frame's map fits in width x width pixels. The widest GIF keeps a frame to some 4 million
+# pixels: the GIF writer takes about 12 bytes a pixel of a frame to compare it with the last.
+MAX_WIDTH = 2048
+# All frames together take about the memory of one `plan --png` picture at its cap (3 bytes a
+# pixel): each is held as RGB (4 bytes a pixel in Pillow) and by the GIF writer (1 byte).
+FRAME_PIXEL_BYTES = 5
+MAX_ANIMATION_PIXELS = 3 * MAX_IMAGE_PIXELS // FRAME_PIXEL_BYTES
 
 
 def check_frames(frames: int, width: int) -> None:
-    """ValueError unless 2 <= frames <= MAX_FRAMES, width >= MIN_WIDTH and frames <= width
-    (each frame's progress bar is a pixel longer at least)."""
+    """ValueError unless 2 <= frames <= MAX_FRAMES, MIN_WIDTH <= width <= MAX_WIDTH and
+    frames <= width (each frame's progress bar is a pixel longer at least)."""
     if not 2 <= frames <= MAX_FRAMES:
         raise ValueError(f"frames must be in 2..{MAX_FRAMES}, got {frames}")
-    if width < MIN_WIDTH:
-        raise ValueError(f"width must be >= {MIN_WIDTH} px, got {width}")
+    if not MIN_WIDTH <= width <= MAX_WIDTH:
+        raise ValueError(f"width must be in {MIN_WIDTH}..{MAX_WIDTH} px, got {width}")
     if frames > width:
         raise ValueError(f"at most one frame per pixel of width: {frames} frames, {width} px")
+
+
+def _block_scale(grid: PlanningGrid, panels: int, width: int) -> tuple[int, int]:
+    """(b, s): each of `panels` panels shows b x b cells as s x s pixels (b > 1 shrinks,
+    s > 1 enlarges) so that the panels fit in `width` pixels and the map is `width` high at most.
+    """
+    panel_width = max(1, (width - GAP_PX * (panels - 1)) // panels)
+    block = max(1, math.ceil(grid.width / panel_width), math.ceil(grid.height / width))
+    if block > 1:
+        return block, 1
+    return block, min(panel_width // grid.width, width // grid.height)
+
+
+def frame_size(grid: PlanningGrid, panels: int, width: int) -> tuple[int, int]:
+    """(width, height) in pixels of a frame of `panels` panels of `grid`, `width` wide at most."""
+    block, pixels = _block_scale(grid, panels, width)
+    map_w, map_h = -(-grid.width // block) * pixels, -(-grid.height // block) * pixels
+    return panels * map_w + GAP_PX * (panels - 1), map_h + TITLE_PX + BAR_PX
+
+
+def check_animation(grid: PlanningGrid, panels: int, frames: int, width: int) -> tuple[int, int]:
+    """The `frame_size` of `frames` frames of `panels` panels of `grid`; ValueError unless
+    `check_frames` passes, the frame is as many pixels wide as there are frames at least, and
+    all frames together hold MAX_ANIMATION_PIXELS at most."""
+    check_frames(frames, width)
+    if panels < 1:
+        raise ValueError("no plans to animate")
+    size = frame_size(grid, panels, width)
+    if frames > size[0]:
+        advice = f"ask for at most {size[0]} frames" if size[0] >= 2 else "too narrow to animate"
+        raise ValueError(f"this map draws {size[0]} px wide: {advice}")
+    total = frames * size[0] * size[1]
+    if total > MAX_ANIMATION_PIXELS:
+        fit = MAX_ANIMATION_PIXELS // (size[0] * size[1])
+        raise ValueError(
+            f"{frames} frames of {size[0]} x {size[1]} px are {total:,} pixels, more than the "
+            f"{MAX_ANIMATION_PIXELS:,} an animation holds: ask for at most {fit} frames or a "
+            "smaller width"
+        )
+    return size
 
 
 class _Panel:
     """One plan's panel: the block geometry, its map picture, and each block's first rank."""
 
     def __init__(
-        self, grid: PlanningGrid, found: GridPlan, panel_width: int, picture: np.ndarray
+        self, grid: PlanningGrid, found: GridPlan, scale: tuple[int, int], picture: np.ndarray
     ) -> None:
         self.found = found
         self.height_cells, self.width_cells = grid.height, grid.width
-        # A block is b x b cells shown as s x s pixels: b > 1 shrinks, s > 1 enlarges.
-        self.block = max(1, math.ceil(grid.width / panel_width))
-        self.pixels = max(1, panel_width // grid.width) if self.block == 1 else 1
+        # A block is b x b cells shown as s x s pixels (`_block_scale`).
+        self.block, self.pixels = scale
         ranks = expansion_ranks(
             found.expanded if found.expanded is not None else np.empty(0, np.int64),
             grid.cell_count,
@@ -135,19 +184,12 @@ def search_frames(
     width: int = DEFAULT_WIDTH,
 ) -> list[Image.Image]:
     """`frames` RGB frames, `width` pixels wide at most, of `plans` (made with
-    `record_expanded`) side by side; see the module doc."""
-    check_frames(frames, width)
-    if not plans:
-        raise ValueError("no plans to animate")
-    panel_width = max(1, (width - GAP_PX * (len(plans) - 1)) // len(plans))
+    `record_expanded`) side by side; see the module doc. ValueError as `check_animation`."""
+    total_width, frame_height = check_animation(grid, len(plans), frames, width)
+    scale = _block_scale(grid, len(plans), width)
     picture = plan_rgb(grid)  # the map once for every panel, top row first (uint8)
-    panels = [_Panel(grid, found, panel_width, picture) for found in plans]
+    panels = [_Panel(grid, found, scale, picture) for found in plans]
     map_w, map_h = panels[0].size
-    total_width = len(panels) * map_w + GAP_PX * (len(panels) - 1)
-    if frames > total_width:
-        raise ValueError(
-            f"this map draws {total_width} px wide: ask for at most {total_width} frames"
-        )
     most = max(panel.total for panel in panels)
     font = text_font(13)
     images = []
@@ -155,7 +197,7 @@ def search_frames(
         final = index == frames - 1
         # Expansions shown: none at first, all of the longest search in the last frame.
         shown = math.ceil(most * index / (frames - 1))
-        frame = Image.new("RGB", (total_width, map_h + TITLE_PX + BAR_PX), BACKGROUND_RGB)
+        frame = Image.new("RGB", (total_width, frame_height), BACKGROUND_RGB)
         draw = ImageDraw.Draw(frame)
         # A bar along the bottom grows every frame, so no two frames are alike (a GIF writer
         # merges equal ones) and the viewer sees how far the animation is.
@@ -192,11 +234,19 @@ def puzzle_frames(
         raise ValueError(f"width must be >= {MIN_WIDTH} px, got {width}")
     side = math.isqrt(len(goal))
     tile = (width - 2 * GAP_PX) // side
+    height = TITLE_PX + 2 * GAP_PX + side * tile
+    if len(boards) * width * height > MAX_ANIMATION_PIXELS:
+        most = MAX_ANIMATION_PIXELS // (width * height) - 1
+        raise ValueError(
+            f"a solution of {len(moves):,} moves makes {len(boards):,} frames of {width} x "
+            f"{height} px, more than the {MAX_ANIMATION_PIXELS:,} pixels an animation holds: "
+            f"at most {most:,} moves animate (an optimal algorithm finds shorter solutions)"
+        )
     font = text_font(max(10, tile // 2))
     small = text_font(13)
     images = []
     for step, board in enumerate(boards):
-        frame = Image.new("RGB", (width, TITLE_PX + 2 * GAP_PX + side * tile), BACKGROUND_RGB)
+        frame = Image.new("RGB", (width, height), BACKGROUND_RGB)
         draw = ImageDraw.Draw(frame)
         title = "start" if step == 0 else f"move {step}/{len(moves)}: {moves[step - 1]}"
         if step == len(boards) - 1 and step > 0:
@@ -221,14 +271,15 @@ def save_gif(images: Sequence[Image.Image], path: str | Path, frame_ms: int = FR
     """Write `images` as a looping GIF, the last one held HOLD_MS.
 
     Each frame gets its own 256-colour palette without dithering: the flat areas of a map
-    compress about three times better than Pillow's default dithered conversion.
+    compress about three times better than Pillow's default dithered conversion. The frames
+    are converted one at a time as the writer (which keeps its own copy of each) takes them.
     """
     durations = [frame_ms] * (len(images) - 1) + [HOLD_MS]
-    frames = [
+    frames = (
         image.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
         for image in images
-    ]
-    frames[0].save(
-        Path(path), format="GIF", save_all=True, append_images=frames[1:],
+    )
+    next(frames).save(
+        Path(path), format="GIF", save_all=True, append_images=frames,
         duration=durations, loop=0, disposal=1,
     )

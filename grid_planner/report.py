@@ -12,6 +12,14 @@ from dataclasses import asdict, dataclass
 
 from grid_planner.search.result import LimitKind, SearchResult
 
+HUGE = 1e9  # from here on `decimal` writes 1e+09, not 1000000000.000
+
+
+def decimal(value: float) -> str:
+    """A measure for a message: three decimals ('6.124'), or the `g` form where that would run
+    to dozens of digits ('1e+300')."""
+    return f"{value:.3f}" if abs(value) < HUGE else f"{value:g}"
+
 
 @dataclass(slots=True)
 class RunReport:

@@ -19,7 +19,7 @@ def _gif_line(path: str, frames: int, size: tuple[int, int]) -> str:
 
 def run_animate(args: argparse.Namespace) -> int:
     """`grid-planner animate`: exit 0 with the GIF written, 1 if a search failed, 2 bad input."""
-    from grid_planner.animation import check_frames, save_gif, search_frames
+    from grid_planner.animation import check_animation, check_frames, save_gif, search_frames
     from grid_planner.grid import InvalidPlanner, PlannerError, algorithm_info, warm_up
 
     try:
@@ -36,6 +36,10 @@ def run_animate(args: argparse.Namespace) -> int:
     start = endpoint(args.start, "start", args.cells)
     goal = endpoint(args.goal, "goal", args.cells)
     grid = load_grid(args, args.map)
+    try:
+        check_animation(grid, len(args.algorithms), args.frames, args.width)
+    except ValueError as error:
+        raise InputError(str(error)) from None
     warm_kernels(warm_up)
     plans = []
     for algorithm in args.algorithms:
@@ -47,8 +51,8 @@ def run_animate(args: argparse.Namespace) -> int:
             return report_plan_failure(args, error, algorithm)
         except ValueError as error:
             raise InputError(str(error), "INVALID_POSE") from None
+    images = search_frames(grid, plans, args.frames, args.width)
     try:
-        images = search_frames(grid, plans, args.frames, args.width)
         save_gif(images, args.gif)
     except (OSError, ValueError) as error:
         raise InputError(f"cannot write {args.gif}: {error}") from None
@@ -65,7 +69,10 @@ def write_puzzle_gif(outcome: PuzzleOutcome, path: str) -> str:
     """Play a solved puzzle move by move into the GIF `path`; the line saying where it is."""
     from grid_planner.animation import puzzle_frames, save_gif
 
-    images = puzzle_frames(outcome.boards(), outcome.moves, outcome.goal)
+    try:
+        images = puzzle_frames(outcome.boards(), outcome.moves, outcome.goal)
+    except ValueError as error:
+        raise InputError(f"no GIF: {error}") from None
     try:
         save_gif(images, path, frame_ms=400)
     except (OSError, ValueError) as error:

@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grid_planner.puzzle import (
     CLASSIC_HEURISTICS,
@@ -23,20 +24,31 @@ from grid_planner.puzzle import (
 from grid_planner.puzzle.board import board_side
 from grid_planner.puzzle.compiled_idastar import warm_once
 from grid_planner.search import LimitKind
-from grid_planner.search.registry import GRID, domain_algorithms
+from grid_planner.search.registry import GRID, PUZZLE, domain_algorithms, offered
 
 from .by_depth import run_by_depth
 from .output import (
     EXIT_NO_RESULT,
     EXIT_OK,
+    LEAST_COST,
+    SHORTEST_MOVES,
+    SHORTEST_STEPS,
     InputError,
+    Optimum,
     compare_notes,
     compare_table,
     error_line,
     print_json,
+    shortest_in_metres,
     warm_kernels,
 )
-from .parser import DEFAULT_COMPARE_PUZZLE_MAX_NODES, budget_from, finite
+from .parser import (
+    DEFAULT_COMPARE_PUZZLE_MAX_NODES,
+    MAP_OPTIONS,
+    budget_from,
+    finite,
+    options_set,
+)
 from .plan import (
     IMAGE_SUFFIXES,
     YAML_SUFFIXES,
@@ -47,8 +59,42 @@ from .plan import (
 )
 from .puzzle import joined
 
+if TYPE_CHECKING:
+    from grid_planner.grid import PlanningGrid
+
 # A grid run stopped by one of these shows LIMIT_REACHED in the table, as a puzzle run does.
 BUDGET_LIMITS = (LimitKind.MAX_NODES, LimitKind.DEADLINE, LimitKind.MAX_DEPTH)
+
+# What each option of `compare` applies to; one set where it does not apply is refused.
+MAPS, BOARDS, BY_DEPTH = "maps", "boards", "--by-depth"
+APPLIES_TO = {
+    "--by-depth": (BY_DEPTH,),
+    "--boards": (BY_DEPTH,),
+    "--seed": (BY_DEPTH,),
+    "--start": (MAPS,),
+    **dict.fromkeys(MAP_OPTIONS, (MAPS,)),
+    "--goal": (MAPS, BOARDS),
+    "--algorithms": (MAPS, BOARDS),
+    "--png": (MAPS, BOARDS),
+    "--heuristics": (BOARDS,),
+    "--max-depth": (BOARDS, BY_DEPTH),
+    "--timeout": (MAPS, BOARDS, BY_DEPTH),
+    "--max-nodes": (MAPS, BOARDS, BY_DEPTH),
+    "--json": (MAPS, BOARDS, BY_DEPTH),
+}
+
+
+def _refuse_unused(args: argparse.Namespace, target: str, why: str) -> None:
+    """InputError naming the options set that do not apply to `target` (MAPS, BOARDS or
+    BY_DEPTH) and what they apply to, then `why`."""
+    unused: dict[tuple[str, ...], list[str]] = {}
+    for flag in options_set(args):
+        if target not in APPLIES_TO[flag]:
+            unused.setdefault(APPLIES_TO[flag], []).append(flag)
+    if unused:
+        where = [f"{', '.join(flags)}: only for {' and '.join(applies)}"
+                 for applies, flags in unused.items()]
+        raise InputError(f"{'; '.join(where)}; {why}")
 
 
 def _is_map_target(tokens: Sequence[str]) -> bool:
@@ -73,10 +119,9 @@ def _check_names(given: list[str] | None, known: Sequence[str], what: str) -> li
 def _compare_grid(args: argparse.Namespace, map_file: str) -> int:
     from grid_planner.grid import PlannerError, failure_report, warm_up
 
+    _refuse_unused(args, MAPS, f"{map_file} is a map")
     if args.start is None or args.goal is None:
         raise InputError(f"compare on the map {map_file} needs --start X Y and --goal X Y")
-    if args.heuristics is not None:
-        raise InputError("--heuristics applies to boards; on a map astar uses Manhattan")
     if len(args.goal) != 2:
         raise InputError(f"--goal on a map takes X Y, got {' '.join(args.goal)}")
     try:
@@ -95,7 +140,7 @@ def _compare_grid(args: argparse.Namespace, map_file: str) -> int:
             found = run_grid_plan(
                 grid, args, algorithm, start, goal, budget_from(args.timeout, args.max_nodes)
             )
-            rows.append(found.report().to_dict())
+            rows.append({**found.report().to_dict(), "search_cost": float(found.result.cost)})
         except PlannerError as error:
             if error.result is None:
                 # No search ran (start or goal outside, occupied, unreachable): the answer is
@@ -104,14 +149,32 @@ def _compare_grid(args: argparse.Namespace, map_file: str) -> int:
             report = failure_report(error, algorithm, args.connectivity)
             if error.result.limit in BUDGET_LIMITS:
                 report = replace(report, status="LIMIT_REACHED")
-            rows.append(report.to_dict())
+            rows.append({**report.to_dict(), "search_cost": None})
         except ValueError as error:
             raise InputError(str(error), "INVALID_POSE") from None
     title = (
         f"{map_file} ({grid.width} x {grid.height} cells of {grid.resolution:g} m), "
         f"{'cell' if args.cells else 'point'} {_pair(start)} to {_pair(goal)}"
     )
-    return _finish_compare(args, rows, title, unit="steps", cost_unit="m")
+    optimum = _grid_optimum(grid, args.connectivity)
+    return _finish_compare(args, rows, title, optimum, "m", _smoothing_notes(args.smoothing))
+
+
+def _smoothing_notes(smoothing: str) -> list[str]:
+    """Where smoothing makes the metres differ from the paths the searches compared."""
+    if smoothing == "none":
+        return []
+    return [f"note: the metres are those of the paths after --smoothing {smoothing}; the "
+            "searches and the notes above compare the paths as searched"]
+
+
+def _grid_optimum(grid: PlanningGrid, connectivity: int) -> Optimum:
+    """What A* and Dijkstra minimise on `grid`: steps, metres (8-connected) or the cost."""
+    if grid.raw_costs is not None:
+        return LEAST_COST
+    if connectivity == 8:
+        return shortest_in_metres(grid.resolution)
+    return SHORTEST_STEPS
 
 
 def _pair(values: Sequence[float]) -> str:
@@ -128,31 +191,21 @@ def _compare_puzzle(args: argparse.Namespace, board_text: str) -> int:
                 "INVALID_BOARD",
             ) from None
         raise InputError(str(error), "INVALID_BOARD") from None
-    map_options = [
-        name
-        for name, value in (
-            ("--start", args.start),
-            ("--resolution", args.resolution),
-            ("--origin", args.origin),
-            ("--cells", args.cells or None),
-            ("--negate", args.negate or None),
-            ("--allow-unknown", args.allow_unknown or None),
-            ("--connectivity", None if args.connectivity == 4 else args.connectivity),
-            ("--cost-model", None if args.cost_model == "uniform" else args.cost_model),
-            ("--smoothing", None if args.smoothing == "none" else args.smoothing),
-        )
-        if value is not None
-    ]
-    if map_options:
-        raise InputError(
-            f"{', '.join(map_options)}: only for maps, and {board_text!r} is a board (a map "
-            "target is one file name ending in .yaml, .png or .pgm)"
-        )
+    _refuse_unused(
+        args, BOARDS, f"{board_text!r} is a board (a map target is one file name ending in "
+        ".yaml, .png or .pgm)",
+    )
     try:
         goal = parse_goal(joined(args.goal), board_side(board))
     except InvalidRequestError as error:
         raise InputError(str(error), "INVALID_REQUEST") from None
     algorithms = _check_names(args.algorithms, PUZZLE_ALGORITHMS, "puzzle algorithm(s)")
+    informed = [name for name in PUZZLE_ALGORITHMS if offered(PUZZLE, name).informed]
+    if args.heuristics is not None and not set(algorithms) & set(informed):
+        raise InputError(
+            f"--heuristics: only for {', '.join(informed)}, and --algorithms gives "
+            f"{', '.join(algorithms)}"
+        )
     # The table-based heuristics are opt-in: a 15-puzzle pdb is a ~10 s one-off build.
     chosen = list(CLASSIC_HEURISTICS) if args.heuristics is None else args.heuristics
     heuristics = _check_names(chosen, HEURISTICS, "heuristic(s)")
@@ -183,11 +236,12 @@ def _compare_puzzle(args: argparse.Namespace, board_text: str) -> int:
         f"{side * side - 1}-puzzle {' '.join(map(str, board))} (budget per run: {limits}, "
         f"{max_nodes:,} states of memory)"
     )
-    return _finish_compare(args, rows, title, unit="moves", cost_unit="")
+    return _finish_compare(args, rows, title, SHORTEST_MOVES, "")
 
 
 def _finish_compare(
-    args: argparse.Namespace, rows: list[dict], title: str, unit: str, cost_unit: str
+    args: argparse.Namespace, rows: list[dict], title: str, optimum: Optimum, cost_unit: str,
+    more_notes: Sequence[str] = (),
 ) -> int:
     if args.png:
         from grid_planner import render
@@ -217,8 +271,8 @@ def _finish_compare(
     else:
         print(title)
         print()
-        print(compare_table(rows, cost_unit))
-        notes = compare_notes(rows, unit)
+        print(compare_table(rows, cost_unit, search_cost=optimum.field == "search_cost"))
+        notes = [*compare_notes(rows, optimum), *more_notes]
         if notes:
             print()
             print("\n".join(notes))
@@ -230,6 +284,10 @@ def _finish_compare(
 def run_compare(args: argparse.Namespace) -> int:
     """`grid-planner compare`: exit 0 if any run solved, 1 if none did, 2 for bad input."""
     if args.by_depth:
+        _refuse_unused(
+            args, BY_DEPTH, "--by-depth draws its own 8-puzzle boards and runs a fixed set of "
+            "searches on them"
+        )
         return run_by_depth(args)
     if not args.target:
         raise InputError("compare needs a TARGET: a map file or a board (or --by-depth)")

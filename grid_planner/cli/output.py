@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from grid_planner.jit.warm_notice import NOTICE_AFTER_S, warm_with_notice
 
@@ -28,8 +30,20 @@ class InputError(Exception):
 
 
 def print_json(value: object) -> None:
-    """One JSON value on stdout."""
-    print(json.dumps(value))
+    """One JSON value on stdout; a non-finite number (e.g. the clearance on a map without
+    obstacles) is null, as JSON has no infinity or NaN."""
+    print(json.dumps(_finite_or_null(value), allow_nan=False))
+
+
+def _finite_or_null(value: object) -> object:
+    """`value` with every infinite or NaN float, at any depth, replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite_or_null(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite_or_null(item) for item in value]
+    return value
 
 
 def error_line(message: str) -> None:
@@ -58,38 +72,56 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000.0:.2f} ms"
 
 
-def compare_table(rows: list[dict], cost_unit: str) -> str:
-    """The `compare` rows (RunReport dicts) as an aligned text table."""
-    cost_title = f"cost ({cost_unit})" if cost_unit else "cost"
-    header = (
-        "algorithm",
-        "heuristic",
-        "status",
-        "length",
-        cost_title,
-        "optimal",
-        "expanded",
-        "generated",
-        "peak frontier",
-        "time ms",
-    )
-    cells = []
-    for row in rows:
-        solved = row["status"] == "SOLVED"
-        cells.append(
-            (
-                row["algorithm"],
-                row["heuristic"] or "-",
-                row["status"],
-                str(row["length"]) if solved else "-",
-                f"{row['cost']:g}" if solved else "-",
-                ("yes" if row["optimal"] else "no") if solved else "-",
-                f"{row['nodes_expanded']:,}",
-                f"{row['nodes_generated']:,}",
-                f"{row['max_frontier']:,}",
-                f"{row['planning_time'] * 1000.0:.2f}",
-            )
-        )
+@dataclass(frozen=True)
+class Optimum:
+    """What the optimal runs of a `compare` minimise, and how its notes name it: a row's
+    `field` times `scale`, written by `template`; `more` says by how much a row exceeds it."""
+
+    label: str  # "shortest", "shortest in metres", "least cost"
+    noun: str  # what optimal runs could disagree on
+    template: str  # e.g. "{} steps"
+    more: str = "longer"
+    field: str = "length"
+    scale: float = 1.0
+
+    def value(self, row: dict) -> float:
+        """The row's value of what the optimal runs minimise."""
+        return row[self.field] * self.scale
+
+    def text(self, value: float) -> str:
+        """The value as the notes write it ('61 steps', '6.12426 m')."""
+        return self.template.format(f"{value:g}")
+
+
+SHORTEST_MOVES = Optimum("shortest", "length", "{} moves")
+SHORTEST_STEPS = Optimum("shortest", "length", "{} steps")
+LEAST_COST = Optimum("least cost", "cost", "search cost {}", more="more", field="search_cost")
+# Breadth-first searches take the fewest steps: on a weighted grid that is not the optimum.
+BREADTH_FIRST = ("bfs", "bidirectional_bfs")
+# The option that raises each limit a `compare` run can reach, in the order the hint names them.
+LIMIT_OPTIONS = {
+    "deadline": "--timeout", "max_nodes": "--max-nodes", "memory": "--max-nodes",
+    "max_depth": "--max-depth",
+}
+
+
+def shortest_in_metres(resolution: float) -> Optimum:
+    """The optimum of an 8-connected grid without costs: the searched path's metres (its
+    search cost counts cells, a diagonal sqrt 2)."""
+    return Optimum("shortest in metres", "length in metres", "{} m", more="m longer",
+                   field="search_cost", scale=resolution)
+
+
+def compare_table(rows: list[dict], cost_unit: str, search_cost: bool = False) -> str:
+    """The `compare` rows (RunReport dicts) as an aligned text table; `search_cost` adds the
+    cost the searches weighed (a weighted map's rows), and the metres are then titled length."""
+    if search_cost:
+        cost_titles = ("length (m)", "search cost")
+    else:
+        cost_titles = (f"cost ({cost_unit})" if cost_unit else "cost",)
+    header = ("algorithm", "heuristic", "status", "length", *cost_titles, "optimal", "expanded",
+              "generated", "peak frontier", "time ms")
+    cells = [_table_cells(row, search_cost) for row in rows]
     widths = [max(len(line[i]) for line in [header, *cells]) for i in range(len(header))]
     left = 3  # algorithm, heuristic and status read better left-aligned; numbers right-aligned
 
@@ -103,24 +135,72 @@ def compare_table(rows: list[dict], cost_unit: str) -> str:
     return "\n".join([line(header), rule, *(line(values) for values in cells)])
 
 
-def compare_notes(rows: list[dict], unit: str) -> list[str]:
-    """What a reader should notice in the `compare` rows: agreement, longer paths, limits."""
+def _table_cells(row: dict, search_cost: bool) -> tuple[str, ...]:
+    solved = row["status"] == "SOLVED"
+    costs = (row["cost"], row["search_cost"]) if search_cost else (row["cost"],)
+    return (
+        row["algorithm"],
+        row["heuristic"] or "-",
+        row["status"],
+        str(row["length"]) if solved else "-",
+        *(f"{cost:g}" if solved else "-" for cost in costs),
+        ("yes" if row["optimal"] else "no") if solved else "-",
+        f"{row['nodes_expanded']:,}",
+        f"{row['nodes_generated']:,}",
+        f"{row['max_frontier']:,}",
+        f"{row['planning_time'] * 1000.0:.2f}",
+    )
+
+
+def compare_notes(rows: list[dict], optimum: Optimum) -> list[str]:
+    """What a reader should notice in the `compare` rows: what the optimal runs found and
+    whether they agree, runs that found worse, limits."""
     solved = [row for row in rows if row["status"] == "SOLVED"]
-    optimal_lengths = sorted({row["length"] for row in solved if row["optimal"]})
+    found = sorted({optimum.value(row) for row in solved if row["optimal"]})
+    if not found:
+        return _limit_notes(rows) + _fallback_notes(rows)
+    best = found[0]
     notes = []
-    if len(optimal_lengths) == 1:
+    if _exceeds(found[-1], best):
+        values = ", ".join(f"{value:g}" for value in found)
+        notes.append(f"WARNING: optimal runs disagree on the {optimum.noun}: [{values}]")
+    else:
         agree = sum(1 for row in solved if row["optimal"])
         runs = "the one optimal run" if agree == 1 else f"all {agree} optimal runs agree"
-        notes.append(f"shortest: {optimal_lengths[0]} {unit} ({runs})")
-    elif optimal_lengths:
-        notes.append(f"WARNING: optimal runs disagree on the length: {optimal_lengths}")
+        notes.append(f"{optimum.label}: {optimum.text(best)} ({runs})")
     for row in solved:
-        if not row["optimal"] and optimal_lengths and row["length"] > optimal_lengths[0]:
-            extra = row["length"] - optimal_lengths[0]
-            why = f": {DFS_NOTE}" if row["algorithm"] == "dfs" else ""
-            notes.append(f"{row['algorithm']}: {row['length']} {unit}, {extra} longer{why}")
-    if any(row["status"] == "LIMIT_REACHED" for row in rows):
-        notes.append("LIMIT_REACHED: the run exhausted its budget (raise --timeout or --max-nodes)")
-    # A heuristic that runs as another (pdb on 3x3 runs table) repeats that one's row name.
-    notes += sorted({f"note: {row['fallback']}" for row in rows if row.get("fallback")})
-    return notes
+        value = optimum.value(row)
+        if not row["optimal"] and _exceeds(value, best):
+            notes.append(
+                f"{row['algorithm']}: {optimum.text(value)}, {value - best:g} {optimum.more}"
+                f"{_why_worse(row['algorithm'], optimum)}"
+            )
+    return notes + _limit_notes(rows) + _fallback_notes(rows)
+
+
+def _exceeds(value: float, best: float) -> bool:
+    """Whether `value` is more than `best` by more than rounding (search costs are sums)."""
+    return value > best and not math.isclose(value, best, rel_tol=1e-9)
+
+
+def _why_worse(algorithm: str, optimum: Optimum) -> str:
+    if algorithm == "dfs":
+        return f": {DFS_NOTE}"
+    if algorithm in BREADTH_FIRST and optimum.field != "length":
+        return f": breadth-first searches take the fewest steps, not the {optimum.label}"
+    return ""
+
+
+def _limit_notes(rows: list[dict]) -> list[str]:
+    """A hint naming the options that raise the limits the LIMIT_REACHED rows reached."""
+    limits = {row["limit"] for row in rows if row["status"] == "LIMIT_REACHED"}
+    if not limits:
+        return []
+    options = dict.fromkeys(flag for limit, flag in LIMIT_OPTIONS.items() if limit in limits)
+    hint = f" (raise {' or '.join(options)})" if options else ""
+    return [f"LIMIT_REACHED: the run exhausted its budget{hint}"]
+
+
+def _fallback_notes(rows: list[dict]) -> list[str]:
+    """Why a heuristic runs as another (pdb on 3x3 runs table, repeating that one's row name)."""
+    return sorted({f"note: {row['fallback']}" for row in rows if row.get("fallback")})

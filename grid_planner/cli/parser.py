@@ -7,6 +7,13 @@ import importlib.metadata
 import math
 import textwrap
 
+from grid_planner.animation import (
+    DEFAULT_FRAMES,
+    DEFAULT_WIDTH,
+    MAX_FRAMES,
+    MAX_WIDTH,
+    MIN_WIDTH,
+)
 from grid_planner.grid.costs import (
     COST_MODELS,
     DEFAULT_COST_MODEL,
@@ -126,13 +133,22 @@ def _threshold(text: str) -> int:
     return value
 
 
+def _file_name(text: str) -> str:
+    """A file name that is not empty (argparse type): '' would name the current directory."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a file name, got ''")
+    return text
+
+
 def _name_list(text: str) -> list[str]:
     return [name.strip() for name in text.split(",") if name.strip()]
 
 
 def _add_map_query(parser: argparse.ArgumentParser) -> None:
     """MAP, --start X Y and --goal X Y: what `plan` and `animate` search on."""
-    parser.add_argument("map", metavar="MAP", help="map_server YAML, or PNG/PGM image")
+    parser.add_argument(
+        "map", metavar="MAP", type=_file_name, help="map_server YAML, or PNG/PGM image"
+    )
     for end in ("start", "goal"):
         parser.add_argument(
             f"--{end}", type=finite, nargs=2, metavar=("X", "Y"), required=True,
@@ -225,6 +241,34 @@ def _add_map_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _option_defaults(parser: argparse.ArgumentParser) -> dict[str, tuple[str, object]]:
+    """Each option of `parser` (its long flag) -> (its dest, its default); not --help."""
+    return {
+        max(action.option_strings, key=len): (action.dest, action.default)
+        for action in parser._actions
+        if action.option_strings and action.default is not argparse.SUPPRESS
+    }
+
+
+def _map_option_flags() -> tuple[str, ...]:
+    """The flags `_add_map_options` adds."""
+    scratch = argparse.ArgumentParser(add_help=False)
+    _add_map_options(scratch)
+    return tuple(_option_defaults(scratch))
+
+
+MAP_OPTIONS = _map_option_flags()
+
+
+def options_set(args: argparse.Namespace) -> list[str]:
+    """The options of a `compare` command line set to other than their defaults (its namespace
+    carries them), in the parser's order."""
+    return [
+        flag for flag, (dest, default) in args.option_defaults.items()
+        if getattr(args, dest) != default
+    ]
+
+
 def _version() -> str:
     """The installed package's version ("unknown" when run from a checkout not installed)."""
     try:
@@ -270,7 +314,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help=f"planning deadline in seconds, 0 for none (default {DEFAULT_PLAN_TIMEOUT:g})",
     )
-    plan_parser.add_argument("--png", metavar="OUT.png", help="draw the map, search and path")
+    plan_parser.add_argument(
+        "--png", metavar="OUT.png", type=_file_name, help="draw the map, search and path"
+    )
     plan_parser.add_argument(
         "--scale", type=_positive_count, metavar="PX", help="PNG pixels per cell (default: auto)"
     )
@@ -324,7 +370,9 @@ def build_parser() -> argparse.ArgumentParser:
         f"(0: no limit; default {DEFAULT_SETUP_TIMEOUT:g})",
     )
     puzzle_parser.add_argument("--json", action="store_true", help="print one JSON object")
-    puzzle_parser.add_argument("--gif", metavar="OUT.gif", help="play the solution move by move")
+    puzzle_parser.add_argument(
+        "--gif", metavar="OUT.gif", type=_file_name, help="play the solution move by move"
+    )
 
     compare_parser = commands.add_parser(
         "compare",
@@ -386,9 +434,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_map_options(compare_parser)
     _add_puzzle_limits(compare_parser, DEFAULT_COMPARE_TIMEOUT, None, compare=True)
     compare_parser.add_argument(
-        "--png", metavar="OUT.png", help="bar chart of the nodes expanded per run (log scale)"
+        "--png", metavar="OUT.png", type=_file_name,
+        help="bar chart of the nodes expanded per run (log scale)",
     )
     compare_parser.add_argument("--json", action="store_true", help="print a JSON list of runs")
+    compare_parser.set_defaults(option_defaults=_option_defaults(compare_parser))
     _add_animate_parser(commands)
     return parser
 
@@ -413,14 +463,18 @@ def _add_animate_parser(commands) -> None:
         help=f"comma-separated, one panel each (default bfs,dfs,astar; any of "
         f"{','.join(domain_algorithms(GRID))})",
     )
-    animate.add_argument("--gif", metavar="OUT.gif", required=True, help="the GIF to write")
     animate.add_argument(
-        "--frames", type=_positive_count, default=60, metavar="N",
-        help="frames in the GIF, the last one held (default 60, at most 600)",
+        "--gif", metavar="OUT.gif", type=_file_name, required=True, help="the GIF to write"
     )
     animate.add_argument(
-        "--width", type=_positive_count, default=960, metavar="PX",
-        help="the GIF's width at most (default 960); big maps are drawn in blocks of cells",
+        "--frames", type=_positive_count, default=DEFAULT_FRAMES, metavar="N",
+        help=f"frames in the GIF, the last one held (default {DEFAULT_FRAMES}, at most "
+        f"{MAX_FRAMES})",
+    )
+    animate.add_argument(
+        "--width", type=_positive_count, default=DEFAULT_WIDTH, metavar="PX",
+        help=f"the GIF's width at most, {MIN_WIDTH}..{MAX_WIDTH} (default {DEFAULT_WIDTH}), "
+        "and a tall map's height; big maps are drawn in blocks of cells",
     )
     _add_map_options(animate)
     animate.add_argument(

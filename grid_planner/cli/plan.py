@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from grid_planner.report import decimal
 from grid_planner.search import Budget
 
 from .output import (
@@ -146,7 +147,7 @@ def _plan_summary(grid: PlanningGrid, found: GridPlan, map_file: str) -> str:
     else:
         quality = "not guaranteed to be the shortest"
     lines = [
-        f"Path found by {found.algorithm}: {found.length} steps ({found.length_m:.3f} m), "
+        f"Path found by {found.algorithm}: {found.length} steps ({decimal(found.length_m)} m), "
         f"{quality}.",
         f"  algorithm: {found.algorithm}: {algorithm_info(found.algorithm).description}"
         + (f", {found.heuristic} heuristic" if found.heuristic else ""),
@@ -166,13 +167,14 @@ def _plan_summary(grid: PlanningGrid, found: GridPlan, map_file: str) -> str:
     shaped = f"{found.connectivity}-connected, cost model {grid.cost_model}"
     if found.smoothing != "none":
         shaped += f", smoothed ({found.smoothing}: {len(found.poses)} poses, searched path "
-        shaped += f"{found.raw_length_m:.3f} m)"
+        shaped += f"{decimal(found.raw_length_m)} m)"
     lines += [
-        f"  path:      {found.length + 1} cells, {found.length} steps, {found.length_m:.3f} m, "
-        f"search cost {found.result.cost:.3f}",
+        f"  path:      {found.length + 1} cells, {found.length} steps, "
+        f"{decimal(found.length_m)} m, search cost {decimal(found.result.cost)}",
         f"  shape:     {shaped}",
-        f"  clearance: {quality.min_clearance_m:.3f} m at least, {quality.mean_clearance_m:.3f} m "
-        f"on average; turning {quality.heading_change_deg:.0f} deg in all",
+        f"  clearance: {decimal(quality.min_clearance_m)} m at least, "
+        f"{decimal(quality.mean_clearance_m)} m on average; turning "
+        f"{quality.heading_change_deg:.0f} deg in all",
         f"  nodes:     {found.nodes_expanded:,} expanded, {found.nodes_generated:,} generated, "
         f"peak frontier {found.max_frontier:,}",
         f"  time:      {ms(found.elapsed)} (the search alone, {found.backend} backend)",

@@ -77,6 +77,8 @@ def run_puzzle(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         cancel_builds()
         raise
+    # The GIF is written before anything is printed, so a path it cannot take gives one answer.
+    gif_line = write_puzzle_gif(outcome, args.gif) if args.gif and outcome.success else None
     if args.json:
         print_json(outcome.to_dict())
     if outcome.status in (PuzzleStatus.INVALID_BOARD, PuzzleStatus.INVALID_REQUEST):
@@ -89,7 +91,6 @@ def run_puzzle(args: argparse.Namespace) -> int:
                 searched = f" ({outcome.nodes_expanded:,} nodes expanded)"
             error_line(f"{outcome.status.name}: {outcome.message}{searched}")
         return EXIT_NO_RESULT
-    gif_line = write_puzzle_gif(outcome, args.gif) if args.gif else None
     if not args.json:
         print(_solution_text(outcome))
         if gif_line:

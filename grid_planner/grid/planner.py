@@ -33,7 +33,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from grid_planner.jit import NUMBA_AVAILABLE, warn_fallback_once
-from grid_planner.report import RunReport
+from grid_planner.report import HUGE, RunReport, decimal
 from grid_planner.search._support import effective_depth_limit
 from grid_planner.search.registry import GRID, domain_algorithms, offered
 from grid_planner.search.result import Budget, LimitKind
@@ -256,10 +256,12 @@ def plan_world(
             raise ValueError(f"{role} ({wx}, {wy}) is not a finite point")
         cx, cy = grid.world_to_cell(wx, wy)
         if not grid.contains_cell(cx, cy):
+            # Past a billion cells the cell is clamped (`world_to_cell`): not worth naming.
+            cell = f"cell ({cx}, {cy}) of " if max(abs(cx), abs(cy)) < HUGE else ""
             raise error(
-                f"{role} ({wx:.3f}, {wy:.3f}) m lies outside the map (cell ({cx}, {cy}) of a "
+                f"{role} ({decimal(wx)}, {decimal(wy)}) m lies outside the map ({cell}a "
                 f"{grid.width} x {grid.height} map at {grid.resolution} m with origin "
-                f"({grid.map.origin_x:.3f}, {grid.map.origin_y:.3f}))"
+                f"({decimal(grid.map.origin_x)}, {decimal(grid.map.origin_y)}))"
             )
         cells.append((cx, cy))
     return plan(grid, cells[0], cells[1], algorithm, **options)  # type: ignore[arg-type]

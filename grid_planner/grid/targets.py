@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 
+from grid_planner.report import decimal
+
 from .errors import GoalOccupied, NoValidPathFound
 from .planning_grid import PlanningGrid
 
@@ -30,7 +32,7 @@ def describe_cell(grid: PlanningGrid, index: int) -> str:
     """'cell (x, y) at (wx, wy) m' for messages."""
     x, y = grid.index_cell(index)
     wx, wy = grid.cell_to_world(x, y)
-    return f"cell ({x}, {y}) at ({wx:.3f}, {wy:.3f}) m"
+    return f"cell ({x}, {y}) at ({decimal(wx)}, {decimal(wy)}) m"
 
 
 def why_blocked(grid: PlanningGrid, index: int) -> str:

@@ -138,7 +138,8 @@ class PuzzleOutcome:
     ready before it (built, loaded, or waited for) and, on a process's first compiled solve,
     loading the compiled search (the message notes a set-up only for its table part).
     `algorithm` and `heuristic` are what ran; `auto` names those that `auto` chose;
-    `fallback` says why the heuristic that ran is not the one asked for ("" when it is).
+    `fallback` says why the heuristic that ran is not the one asked for, or that an
+    uninformed algorithm leaves a named one unread ("" when it is the one asked for).
     `result` is the underlying SearchResult (None when the request was refused or the board
     is unsolvable); `backend` what ran it.
     """
@@ -328,6 +329,10 @@ def solve(
         depth = _check_request(info, algorithm, heuristic, max_depth)
         check_backend(backend)
         if not info.informed:
+            if heuristic:  # named, not chosen by auto: say it goes unread
+                outcome.fallback = (
+                    f"{heuristic}: unused, {algorithm} is uninformed (it reads no heuristic)"
+                )
             heuristic = outcome.heuristic = ""
         if heuristic:  # the answer names what runs, and why when it is not what was asked
             outcome.heuristic, note = heuristic_kind(heuristic, bytes(outcome.goal))

@@ -35,9 +35,18 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+def strict_json(text: str):
+    """`text` parsed as RFC 8259 JSON: one value, and no NaN or Infinity tokens."""
+
+    def refuse(token: str):
+        raise ValueError(f"{token} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
 def run_json(capsys, *argv: str):
     code, out, err = run(capsys, *argv, "--json")
-    return code, json.loads(out), err
+    return code, strict_json(out), err
 
 
 def assert_one_error_line(err: str, *fragments: str) -> None:

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from PIL import Image
@@ -10,10 +16,20 @@ from shared_data import PROJECT_ROOT
 from grid_planner import animation, render
 from grid_planner.cli import main
 from grid_planner.grid import OccupancyMap, PlanningGrid, plan
-from grid_planner.grid.map_io import save_map
+from grid_planner.grid.map_io import load_map, save_map
 
 TUTORIAL_MAP = str(PROJECT_ROOT / "config" / "maps" / "tutorial_grid.yaml")
 CELLS = ["--cells", "--start", "0", "7", "--goal", "9", "0"]
+COLUMN_CELLS = ["--cells", "--start", "0", "0", "--goal", "0", "5"]
+# The CLI in a child process with at most this much address space: code that draws unbounded
+# frames dies there with a MemoryError instead of exhausting the machine.
+CHILD_ADDRESS_SPACE = 2 * 1024**3
+_CAPPED_MAIN = f"""
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, ({CHILD_ADDRESS_SPACE}, {CHILD_ADDRESS_SPACE}))
+from grid_planner.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
 
 
 def room() -> PlanningGrid:
@@ -21,6 +37,18 @@ def room() -> PlanningGrid:
     values = np.zeros((40, 60), dtype=np.int8)
     values[5:, 30] = 100
     return PlanningGrid(OccupancyMap.from_rows(values, top_row_first=False))
+
+
+def column(rows: int = 300) -> PlanningGrid:
+    """A corridor one cell wide and `rows` tall."""
+    return PlanningGrid(OccupancyMap.from_rows(np.zeros((rows, 1), dtype=np.int8)))
+
+
+def column_map(folder: Path, rows: int = 300) -> str:
+    """`column(rows)` saved as a map YAML in `folder`."""
+    path = folder / f"column{rows}.yaml"
+    save_map(column(rows).map, path)
+    return str(path)
 
 
 def colours(image: Image.Image) -> set[tuple[int, int, int]]:
@@ -92,6 +120,69 @@ def test_bad_animation_requests_are_refused_in_one_line(capsys, tmp_path, extra,
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
 
 
+def test_a_tall_map_is_scaled_to_the_width_and_the_defaults_always_fit():
+    tutorial = PlanningGrid(load_map(TUTORIAL_MAP))
+    # As before for ordinary maps: 96 px a cell for one panel, 31 for three.
+    assert animation.frame_size(tutorial, 1, 960) == (960, 8 * 96 + 25)
+    assert animation.frame_size(tutorial, 3, 960) == (3 * 310 + 12, 8 * 31 + 25)
+    # A 1 x 300 corridor was 316 px a cell (948 x 94,825 px frames): now its map is 960 high.
+    assert animation.frame_size(column(), 3, 960) == (3 * 3 + 12, 300 * 3 + 25)
+    assert animation.frame_size(column(5000), 1, 960) == (1, 834 + 25)  # blocks of 6 cells
+    for grid in (tutorial, column(), column(5000), room()):
+        for panels in (1, 2, 3):
+            width, height = animation.frame_size(grid, panels, animation.DEFAULT_WIDTH)
+            assert width <= animation.DEFAULT_WIDTH
+            assert height <= animation.DEFAULT_WIDTH + animation.TITLE_PX + animation.BAR_PX
+            frames = animation.DEFAULT_FRAMES
+            assert frames * width * height <= animation.MAX_ANIMATION_PIXELS
+
+
+def test_a_corridor_map_animates_in_bounded_frames_under_a_memory_cap(tmp_path):
+    out = tmp_path / "column.gif"
+    argv = ["animate", column_map(tmp_path), *COLUMN_CELLS, "--frames", "10", "--gif", str(out)]
+    done = subprocess.run(
+        [sys.executable, "-c", _CAPPED_MAIN, *argv], capture_output=True, text=True,
+        timeout=300, env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    gif = Image.open(out)
+    assert gif.n_frames == 10
+    assert gif.size == (3 * 3 + 12, 300 * 3 + 25)  # three panels of 3 px a cell
+    assert "(10 frames, 21 x 925 px" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("rows", "algorithms", "frames", "width", "message"),
+    [
+        (None, "bfs,dfs,astar", 60, 100_000, "width must be in 64..2048 px, got 100000"),
+        (None, "bfs,dfs,astar", 2, 2049, "width must be in 64..2048 px, got 2049"),
+        (None, "astar", 600, 960,
+         "600 frames of 960 x 793 px are 456,768,000 pixels, more than the 60,000,000 an "
+         "animation holds: ask for at most 78 frames or a smaller width"),
+        (300, "bfs,dfs,astar", 60, 960, "this map draws 21 px wide: ask for at most 21 frames"),
+        (5000, "astar", 2, 960, "this map draws 1 px wide: too narrow to animate"),
+    ],
+)
+def test_oversize_animations_are_refused_in_one_line_before_any_drawing(
+    capsys, tmp_path, rows, algorithms, frames, width, message
+):
+    """`rows`: a corridor of that many cells, None the tutorial map."""
+    map_file, cells = TUTORIAL_MAP, CELLS
+    if rows is not None:
+        map_file, cells = column_map(tmp_path, rows), COLUMN_CELLS
+    # The library refuses first (code without these checks would draw gigabytes below).
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        animation.check_animation(
+            PlanningGrid(load_map(map_file)), len(algorithms.split(",")), frames, width
+        )
+    out = tmp_path / "x.gif"
+    code = main(["animate", map_file, *cells, "--algorithms", algorithms, "--frames",
+                 str(frames), "--width", str(width), "--gif", str(out)])
+    assert code == 2
+    assert capsys.readouterr().err == f"grid-planner: error: {message}\n"
+    assert not out.exists()
+
+
 def test_puzzle_gif_plays_the_solution_move_by_move(capsys, tmp_path):
     out = tmp_path / "puzzle.gif"
     assert main(["puzzle", "1 2 3 4 0 6 7 5 8", "--gif", str(out)]) == 0
@@ -102,6 +193,24 @@ def test_puzzle_gif_plays_the_solution_move_by_move(capsys, tmp_path):
     last = gif.convert("RGB")
     assert animation.PLACED_RGB in colours(last)  # every tile home: green
     assert animation.TILE_RGB not in colours(last)
+
+
+def test_a_solution_too_long_to_animate_is_refused_in_one_line_under_a_memory_cap(tmp_path):
+    # Depth-first with a deep limit: a 99,999-move solution, 100,000 frames of 320 x 340 px.
+    out = tmp_path / "dfs.gif"
+    argv = ["puzzle", "8 6 7 2 5 4 3 0 1", "--algorithm", "dfs", "--max-depth", "100000",
+            "--gif", str(out)]
+    done = subprocess.run(
+        [sys.executable, "-c", _CAPPED_MAIN, *argv], capture_output=True, text=True,
+        timeout=300, env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}, check=False,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (2, ""), done.stderr[-2000:]
+    assert done.stderr == (
+        "grid-planner: error: no GIF: a solution of 99,999 moves makes 100,000 frames of 320 x "
+        "340 px, more than the 60,000,000 pixels an animation holds: at most 550 moves animate "
+        "(an optimal algorithm finds shorter solutions)\n"
+    )
+    assert not out.exists()
 
 
 def test_the_gallery_draws_the_floor_plan_its_searches_and_the_puzzle(capsys, tmp_path):

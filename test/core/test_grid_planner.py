@@ -153,6 +153,13 @@ def test_world_points_outside_the_map_name_their_coordinates():
         plan_world(grid, (0.0, 0.0), (1.0, 0.0))
     with pytest.raises(ValueError, match="finite"):
         plan_world(grid, (float("nan"), 0.0), (0.0, 0.0))
+    # Far away: a compact number, and no clamped cell index.
+    with pytest.raises(GoalOutsideMap) as caught:
+        plan_world(grid, (0.0, 0.0), (1e300, 0.0))
+    assert str(caught.value) == (
+        "goal (1e+300, 0.000) m lies outside the map (a 4 x 4 map at 0.5 m with origin "
+        "(-1.000, -1.000))"
+    )
 
 
 def test_lethal_start_raises_start_occupied_naming_cell_and_world_point():

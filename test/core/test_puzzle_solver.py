@@ -33,14 +33,14 @@ DEPTH_COUNTS = [
 ]
 HARDEST = [(8, 6, 7, 2, 5, 4, 3, 0, 1), (6, 4, 7, 8, 5, 0, 3, 2, 1)]
 OPTIMAL_RUNS = [
-    ("bfs", "manhattan"),
-    ("bidirectional_bfs", "manhattan"),
+    ("bfs", ""),
+    ("bidirectional_bfs", ""),
     ("astar", "misplaced"),
     ("astar", "manhattan"),
     ("astar", "linear_conflict"),
     ("idastar", "manhattan"),
     ("idastar", "linear_conflict"),
-    ("uniform_cost", "manhattan"),
+    ("uniform_cost", ""),
 ]
 
 
@@ -197,6 +197,17 @@ def test_invalid_request_status_and_message(kwargs, fragment):
     outcome = solve("1 2 3 4 0 6 7 5 8", **kwargs)
     assert outcome.status is PuzzleStatus.INVALID_REQUEST
     assert fragment in outcome.message
+
+
+@pytest.mark.parametrize("algorithm", ["bfs", "dfs", "iddfs", "bidirectional_bfs", "uniform_cost"])
+def test_a_heuristic_named_for_an_uninformed_algorithm_is_said_to_go_unread(algorithm):
+    outcome = solve("1 2 3 4 0 6 7 5 8", algorithm=algorithm, heuristic="manhattan")
+    unused = f"manhattan: unused, {algorithm} is uninformed (it reads no heuristic)"
+    assert (outcome.status, outcome.heuristic, outcome.fallback) == (
+        PuzzleStatus.SOLVED, "", unused
+    )
+    assert outcome.message.endswith(f"; {unused}")
+    assert solve("1 2 3 4 0 6 7 5 8", algorithm=algorithm).fallback == ""
 
 
 def test_empty_algorithm_and_heuristic_mean_auto_and_the_answer_names_the_choice():
