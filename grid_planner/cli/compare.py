@@ -26,7 +26,9 @@ from grid_planner.puzzle.compiled_idastar import warm_once
 from grid_planner.search import LimitKind
 from grid_planner.search.registry import GRID, PUZZLE, domain_algorithms, offered
 
+from .arg_types import finite
 from .by_depth import run_by_depth
+from .map_options import MAP_OPTIONS, options_set
 from .output import (
     EXIT_NO_RESULT,
     EXIT_OK,
@@ -42,13 +44,7 @@ from .output import (
     shortest_in_metres,
     warm_kernels,
 )
-from .parser import (
-    DEFAULT_COMPARE_PUZZLE_MAX_NODES,
-    MAP_OPTIONS,
-    budget_from,
-    finite,
-    options_set,
-)
+from .parser import DEFAULT_COMPARE_PUZZLE_MAX_NODES, budget_from
 from .plan import (
     IMAGE_SUFFIXES,
     YAML_SUFFIXES,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
-import math
 import textwrap
 
 from grid_planner.animation import (
@@ -14,18 +13,20 @@ from grid_planner.animation import (
     MAX_WIDTH,
     MIN_WIDTH,
 )
-from grid_planner.grid.costs import (
-    COST_MODELS,
-    DEFAULT_COST_MODEL,
-    DEFAULT_COST_SCALING_FACTOR,
-    DEFAULT_COST_TRAVEL_MULTIPLIER,
-    DEFAULT_INFLATION_RADIUS,
-)
-from grid_planner.grid.smoothing import DEFAULT_SMOOTHING, SMOOTHINGS
 from grid_planner.puzzle import AUTO, CLASSIC_HEURISTICS, HEURISTICS, PUZZLE_ALGORITHMS
 from grid_planner.search import Budget
 from grid_planner.search.registry import GRID, domain_algorithms
 
+from .arg_types import (
+    StoreValues,
+    count,
+    file_name,
+    finite,
+    name_list,
+    non_negative,
+    positive_count,
+)
+from .map_options import add_map_options, add_map_query, option_defaults
 from .output import PROG, InputError
 
 DEFAULT_PLAN_TIMEOUT = 5.0  # s, planner_node's max_planning_time
@@ -59,214 +60,9 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
         return display if display else super()._format_args(action, default_metavar)
 
 
-class _StoreValues(argparse.Action):
-    """Stores a list of `low`..`high` values; `display` is how usage and help show them."""
-
-    def __init__(self, *args, display: str, low: int = 1, high: int | None = None, **kwargs):
-        kwargs.setdefault("nargs", "+")
-        super().__init__(*args, **kwargs)
-        self.display = display
-        self.low, self.high = low, high
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        values = list(values)
-        if len(values) < self.low or (self.high is not None and len(values) > self.high):
-            parser.error(f"argument {option_string or self.dest}: expected {self.display}")
-        setattr(namespace, self.dest, values)
-
-
-def finite(text: str) -> float:
-    """A finite number (argparse type)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
-    return value
-
-
 def _wrap(text: str) -> str:
     """Description text wrapped for the raw help formatter (which keeps the epilog's lines)."""
     return textwrap.fill(text, width=90)
-
-
-def _non_negative(text: str) -> float:
-    value = finite(text)
-    if value < 0.0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
-    return value
-
-
-def _positive(text: str) -> float:
-    value = finite(text)
-    if value <= 0.0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be > 0")
-    return value
-
-
-def _count(text: str) -> int:
-    """An integer >= 0; accepts "2e6" and "2_000_000" too."""
-    try:
-        value = int(text)
-    except ValueError:
-        number = finite(text)
-        if not number.is_integer():
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        value = int(number)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
-    return value
-
-
-def _positive_count(text: str) -> int:
-    value = _count(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be >= 1")
-    return value
-
-
-def _threshold(text: str) -> int:
-    value = _count(text)
-    if not 1 <= value <= 100:
-        raise argparse.ArgumentTypeError(f"{text!r} must be an integer in 1..100")
-    return value
-
-
-def _file_name(text: str) -> str:
-    """A file name that is not empty (argparse type): '' would name the current directory."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("expected a file name, got ''")
-    return text
-
-
-def _name_list(text: str) -> list[str]:
-    return [name.strip() for name in text.split(",") if name.strip()]
-
-
-def _add_map_query(parser: argparse.ArgumentParser) -> None:
-    """MAP, --start X Y and --goal X Y: what `plan` and `animate` search on."""
-    parser.add_argument(
-        "map", metavar="MAP", type=_file_name, help="map_server YAML, or PNG/PGM image"
-    )
-    for end in ("start", "goal"):
-        parser.add_argument(
-            f"--{end}", type=finite, nargs=2, metavar=("X", "Y"), required=True,
-            help=f"{end} point",
-        )
-
-
-def _add_map_options(parser: argparse.ArgumentParser) -> None:
-    """The options shared by `plan` and `compare MAP`: map geometry, cells, planning grid."""
-    group = parser.add_argument_group("map and grid options")
-    group.add_argument(
-        "--cells",
-        action="store_true",
-        help="--start/--goal are cell indices (x = column, y = row from the bottom), not metres",
-    )
-    group.add_argument(
-        "--resolution",
-        type=_positive,
-        metavar="R",
-        help="metres per pixel: plan on a bare PNG/PGM image instead of a map YAML",
-    )
-    group.add_argument(
-        "--origin",
-        action=_StoreValues,
-        type=finite,
-        display="X Y [YAW]",
-        low=2,
-        high=3,
-        help="with --resolution: world pose of the image's bottom-left corner (default 0 0 0)",
-    )
-    group.add_argument(
-        "--negate",
-        action="store_true",
-        help="with --resolution: dark pixels are free and light ones occupied",
-    )
-    group.add_argument(
-        "--tolerance",
-        type=_non_negative,
-        default=0.0,
-        metavar="M",
-        help="goal tolerance in metres: a blocked goal moves to the nearest reachable free cell "
-        "with |dx|, |dy| <= M (default 0)",
-    )
-    group.add_argument(
-        "--robot-radius",
-        type=_non_negative,
-        default=0.0,
-        metavar="M",
-        help="cells within this distance (m) of an obstacle are blocked (default 0)",
-    )
-    group.add_argument(
-        "--occupied-threshold",
-        type=_threshold,
-        default=65,
-        metavar="N",
-        help="a cell with value >= N is an obstacle (1..100, default 65)",
-    )
-    group.add_argument(
-        "--allow-unknown", action="store_true", help="unknown (-1) cells may be crossed"
-    )
-    group = parser.add_argument_group("paths a robot can follow")
-    group.add_argument(
-        "--connectivity", type=int, choices=(4, 8), default=4,
-        help="4 (default) or 8 neighbours; a diagonal never cuts a corner",
-    )
-    group.add_argument(
-        "--cost-model", choices=COST_MODELS, default=DEFAULT_COST_MODEL, metavar="MODEL",
-        help=f"{', '.join(COST_MODELS)} (default {DEFAULT_COST_MODEL}): uniform steps, our own "
-        "inflation layer's costs, or the map is a Nav2 costmap (0 free, 1..98 cost, "
-        "99 inscribed, 100 lethal)",
-    )
-    group.add_argument(
-        "--inflation-radius", type=_non_negative, default=DEFAULT_INFLATION_RADIUS, metavar="M",
-        help=f"--cost-model inflation: how far costs reach (default {DEFAULT_INFLATION_RADIUS})",
-    )
-    group.add_argument(
-        "--cost-scaling-factor", type=_non_negative, default=DEFAULT_COST_SCALING_FACTOR,
-        metavar="K", help="--cost-model inflation: how fast costs fall off (default "
-        f"{DEFAULT_COST_SCALING_FACTOR:g})",
-    )
-    group.add_argument(
-        "--cost-travel-multiplier", type=_non_negative, default=DEFAULT_COST_TRAVEL_MULTIPLIER,
-        metavar="W", help="a step onto a cell of cost c costs step * (1 + W c / 252); 0 gives "
-        f"the shortest path (default {DEFAULT_COST_TRAVEL_MULTIPLIER:g})",
-    )
-    group.add_argument(
-        "--smoothing", choices=SMOOTHINGS, default=DEFAULT_SMOOTHING, metavar="S",
-        help=f"{', '.join(SMOOTHINGS)} (default {DEFAULT_SMOOTHING}); smoothed paths keep "
-        "--robot-radius from every obstacle centre",
-    )
-
-
-def _option_defaults(parser: argparse.ArgumentParser) -> dict[str, tuple[str, object]]:
-    """Each option of `parser` (its long flag) -> (its dest, its default); not --help."""
-    return {
-        max(action.option_strings, key=len): (action.dest, action.default)
-        for action in parser._actions
-        if action.option_strings and action.default is not argparse.SUPPRESS
-    }
-
-
-def _map_option_flags() -> tuple[str, ...]:
-    """The flags `_add_map_options` adds."""
-    scratch = argparse.ArgumentParser(add_help=False)
-    _add_map_options(scratch)
-    return tuple(_option_defaults(scratch))
-
-
-MAP_OPTIONS = _map_option_flags()
-
-
-def options_set(args: argparse.Namespace) -> list[str]:
-    """The options of a `compare` command line set to other than their defaults (its namespace
-    carries them), in the parser's order."""
-    return [
-        flag for flag, (dest, default) in args.option_defaults.items()
-        if getattr(args, dest) != default
-    ]
 
 
 def _version() -> str:
@@ -304,21 +100,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--goal 9 0 --ascii",
         formatter_class=_Formatter,
     )
-    _add_map_query(plan_parser)
+    add_map_query(plan_parser)
     plan_parser.add_argument("--algorithm", default="astar", metavar="A", help=GRID_ALGORITHM_HELP)
-    _add_map_options(plan_parser)
+    add_map_options(plan_parser)
     plan_parser.add_argument(
         "--timeout",
-        type=_non_negative,
+        type=non_negative,
         default=DEFAULT_PLAN_TIMEOUT,
         metavar="S",
         help=f"planning deadline in seconds, 0 for none (default {DEFAULT_PLAN_TIMEOUT:g})",
     )
     plan_parser.add_argument(
-        "--png", metavar="OUT.png", type=_file_name, help="draw the map, search and path"
+        "--png", metavar="OUT.png", type=file_name, help="draw the map, search and path"
     )
     plan_parser.add_argument(
-        "--scale", type=_positive_count, metavar="PX", help="PNG pixels per cell (default: auto)"
+        "--scale", type=positive_count, metavar="PX", help="PNG pixels per cell (default: auto)"
     )
     plan_parser.add_argument("--ascii", action="store_true", help="print the map and the path")
     plan_parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -337,14 +133,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     puzzle_parser.add_argument(
         "board",
-        action=_StoreValues,
+        action=StoreValues,
         display="BOARD",
         metavar="BOARD",
         help='row-major tiles, 0 = blank, e.g. "1 2 3 4 0 6 7 5 8"',
     )
     puzzle_parser.add_argument(
         "--goal",
-        action=_StoreValues,
+        action=StoreValues,
         display="BOARD",
         help="goal board (default 1 2 ... n*n-1 0)",
     )
@@ -361,17 +157,17 @@ def build_parser() -> argparse.ArgumentParser:
     _add_puzzle_limits(puzzle_parser, DEFAULT_PUZZLE_TIMEOUT, DEFAULT_PUZZLE_MAX_NODES,
                        compare=False)
     puzzle_parser.add_argument(
-        "--max-expansions", type=_count, default=0, metavar="N",
+        "--max-expansions", type=count, default=0, metavar="N",
         help="stop after N nodes expanded (default 0: no limit; time and memory bound a solve)",
     )
     puzzle_parser.add_argument(
-        "--setup-timeout", type=_non_negative, default=DEFAULT_SETUP_TIMEOUT, metavar="S",
+        "--setup-timeout", type=non_negative, default=DEFAULT_SETUP_TIMEOUT, metavar="S",
         help="seconds a heuristic table may take to build or load, apart from --timeout "
         f"(0: no limit; default {DEFAULT_SETUP_TIMEOUT:g})",
     )
     puzzle_parser.add_argument("--json", action="store_true", help="print one JSON object")
     puzzle_parser.add_argument(
-        "--gif", metavar="OUT.gif", type=_file_name, help="play the solution move by move"
+        "--gif", metavar="OUT.gif", type=file_name, help="play the solution move by move"
     )
 
     compare_parser = commands.add_parser(
@@ -391,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compare_parser.add_argument(
         "target",
-        action=_StoreValues,
+        action=StoreValues,
         display="[TARGET]",
         metavar="TARGET",
         nargs="*",
@@ -405,40 +201,40 @@ def build_parser() -> argparse.ArgumentParser:
         "BFS, A* (misplaced, Manhattan, linear conflict) and IDA* at depths 2, 4, ..., 24",
     )
     group.add_argument(
-        "--boards", type=_positive_count, default=100, metavar="N",
+        "--boards", type=positive_count, default=100, metavar="N",
         help="--by-depth: random boards a depth (default 100: 2.5-5 minutes by the load)",
     )
-    group.add_argument("--seed", type=_count, default=0, help="--by-depth: random seed")
+    group.add_argument("--seed", type=count, default=0, help="--by-depth: random seed")
     compare_parser.add_argument(
         "--start", type=finite, nargs=2, metavar=("X", "Y"), help="map targets: start point"
     )
     compare_parser.add_argument(
         "--goal",
-        action=_StoreValues,
+        action=StoreValues,
         display="X Y | BOARD",
         help="map targets: goal point; boards: goal board (default 1 2 ... n*n-1 0)",
     )
     compare_parser.add_argument(
         "--algorithms",
-        type=_name_list,
+        type=name_list,
         metavar="A,B",
         help="comma-separated subset of the algorithms (default: all)",
     )
     compare_parser.add_argument(
         "--heuristics",
-        type=_name_list,
+        type=name_list,
         metavar="H,K",
         help="boards: heuristics for the informed algorithms (default: "
         f"{','.join(CLASSIC_HEURISTICS)}; any of {','.join(HEURISTICS)})",
     )
-    _add_map_options(compare_parser)
+    add_map_options(compare_parser)
     _add_puzzle_limits(compare_parser, DEFAULT_COMPARE_TIMEOUT, None, compare=True)
     compare_parser.add_argument(
-        "--png", metavar="OUT.png", type=_file_name,
+        "--png", metavar="OUT.png", type=file_name,
         help="bar chart of the nodes expanded per run (log scale)",
     )
     compare_parser.add_argument("--json", action="store_true", help="print a JSON list of runs")
-    compare_parser.set_defaults(option_defaults=_option_defaults(compare_parser))
+    compare_parser.set_defaults(option_defaults=option_defaults(compare_parser))
     _add_animate_parser(commands)
     return parser
 
@@ -457,28 +253,28 @@ def _add_animate_parser(commands) -> None:
         "--goal 9 0 --gif search.gif",
         formatter_class=_Formatter,
     )
-    _add_map_query(animate)
+    add_map_query(animate)
     animate.add_argument(
-        "--algorithms", type=_name_list, default=["bfs", "dfs", "astar"], metavar="A,B",
+        "--algorithms", type=name_list, default=["bfs", "dfs", "astar"], metavar="A,B",
         help=f"comma-separated, one panel each (default bfs,dfs,astar; any of "
         f"{','.join(domain_algorithms(GRID))})",
     )
     animate.add_argument(
-        "--gif", metavar="OUT.gif", type=_file_name, required=True, help="the GIF to write"
+        "--gif", metavar="OUT.gif", type=file_name, required=True, help="the GIF to write"
     )
     animate.add_argument(
-        "--frames", type=_positive_count, default=DEFAULT_FRAMES, metavar="N",
+        "--frames", type=positive_count, default=DEFAULT_FRAMES, metavar="N",
         help=f"frames in the GIF, the last one held (default {DEFAULT_FRAMES}, at most "
         f"{MAX_FRAMES})",
     )
     animate.add_argument(
-        "--width", type=_positive_count, default=DEFAULT_WIDTH, metavar="PX",
+        "--width", type=positive_count, default=DEFAULT_WIDTH, metavar="PX",
         help=f"the GIF's width at most, {MIN_WIDTH}..{MAX_WIDTH} (default {DEFAULT_WIDTH}), "
         "and a tall map's height; big maps are drawn in blocks of cells",
     )
-    _add_map_options(animate)
+    add_map_options(animate)
     animate.add_argument(
-        "--timeout", type=_non_negative, default=DEFAULT_PLAN_TIMEOUT, metavar="S",
+        "--timeout", type=non_negative, default=DEFAULT_PLAN_TIMEOUT, metavar="S",
         help=f"planning deadline per search, 0 for none (default {DEFAULT_PLAN_TIMEOUT:g})",
     )
     animate.set_defaults(json=False)
@@ -492,7 +288,7 @@ def _add_puzzle_limits(
     group = parser.add_argument_group("limits (per run)")
     group.add_argument(
         "--timeout",
-        type=_non_negative,
+        type=non_negative,
         default=timeout,
         metavar="S",
         help=f"seconds, 0 for no limit (default {timeout:g})",
@@ -504,7 +300,7 @@ def _add_puzzle_limits(
     )
     group.add_argument(
         "--max-nodes",
-        type=_positive_count,
+        type=positive_count,
         default=max_nodes,
         metavar="N",
         help=(
@@ -518,7 +314,7 @@ def _add_puzzle_limits(
     )
     group.add_argument(
         "--max-depth",
-        type=_count,
+        type=count,
         default=0,
         metavar="N",
         help=(

@@ -1,0 +1,92 @@
+"""Value types and actions for `grid-planner`'s options: argparse refuses a bad value with one
+line naming the option."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+
+class StoreValues(argparse.Action):
+    """Stores a list of `low`..`high` values; `display` is how usage and help show them."""
+
+    def __init__(self, *args, display: str, low: int = 1, high: int | None = None, **kwargs):
+        kwargs.setdefault("nargs", "+")
+        super().__init__(*args, **kwargs)
+        self.display = display
+        self.low, self.high = low, high
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        values = list(values)
+        if len(values) < self.low or (self.high is not None and len(values) > self.high):
+            parser.error(f"argument {option_string or self.dest}: expected {self.display}")
+        setattr(namespace, self.dest, values)
+
+
+def finite(text: str) -> float:
+    """A finite number (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+def non_negative(text: str) -> float:
+    """A finite number >= 0 (argparse type)."""
+    value = finite(text)
+    if value < 0.0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
+    return value
+
+
+def positive(text: str) -> float:
+    """A finite number > 0 (argparse type)."""
+    value = finite(text)
+    if value <= 0.0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be > 0")
+    return value
+
+
+def count(text: str) -> int:
+    """An integer >= 0; accepts "2e6" and "2_000_000" too."""
+    try:
+        value = int(text)
+    except ValueError:
+        number = finite(text)
+        if not number.is_integer():
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        value = int(number)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
+    return value
+
+
+def positive_count(text: str) -> int:
+    """A whole number >= 1 (argparse type)."""
+    value = count(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be >= 1")
+    return value
+
+
+def threshold(text: str) -> int:
+    """An occupancy threshold, a whole number in 1..100 (argparse type)."""
+    value = count(text)
+    if not 1 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"{text!r} must be an integer in 1..100")
+    return value
+
+
+def file_name(text: str) -> str:
+    """A file name that is not empty (argparse type): '' would name the current directory."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a file name, got ''")
+    return text
+
+
+def name_list(text: str) -> list[str]:
+    """A comma-separated list of names, blanks dropped (argparse type)."""
+    return [name.strip() for name in text.split(",") if name.strip()]
