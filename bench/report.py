@@ -397,7 +397,8 @@ def markdown(results: dict) -> str:
         "- Puzzle times are wall time around each solve call; `setup s` is one solve of a "
         "one-move board first, which builds whatever tables a solver makes once, excluded "
         "from the totals, and timed after the project's compiled kernels are loaded (about "
-        "a second once per process, not counted anywhere). On 3x3 boards `pdb` runs the "
+        "a second once per process, counted in neither; the Korf section gives it). On 3x3 "
+        "boards `pdb` runs the "
         "exact table, so it has no rows of its own there.",
         "- Peak memory: in the worker, `malloc_trim`, then `/proc/self/clear_refs` resets "
         "the resident-set high-water mark; `peak MB` is `VmHWM` after the query (the first "

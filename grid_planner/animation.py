@@ -85,11 +85,14 @@ def frame_size(grid: PlanningGrid, panels: int, width: int) -> tuple[int, int]:
 
 def check_animation(grid: PlanningGrid, panels: int, frames: int, width: int) -> tuple[int, int]:
     """The `frame_size` of `frames` frames of `panels` panels of `grid`; ValueError unless
-    `check_frames` passes, the frame is as many pixels wide as there are frames at least, and
-    all frames together hold MAX_ANIMATION_PIXELS at most."""
+    `check_frames` passes, the panels fit in `width` pixels, the frame is as many pixels wide
+    as there are frames at least, and all frames together hold MAX_ANIMATION_PIXELS at most."""
     check_frames(frames, width)
     if panels < 1:
         raise ValueError("no plans to animate")
+    most = (width + GAP_PX) // (1 + GAP_PX)  # panels of one pixel and their gaps
+    if panels > most:
+        raise ValueError(f"{panels} panels do not fit in {width} px: at most {most} algorithms")
     size = frame_size(grid, panels, width)
     if frames > size[0]:
         advice = f"ask for at most {size[0]} frames" if size[0] >= 2 else "too narrow to animate"

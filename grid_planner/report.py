@@ -3,7 +3,7 @@
 A grid plan (`GridPlan.report`, `planner.failure_report`) and a puzzle answer
 (`PuzzleOutcome.report`) both become a `RunReport`; `to_dict` is its JSON form, the fields every
 `--json` answer and every `compare` row carry (each domain adds its own: path and poses, moves
-and boards).
+and boards). `decimal` is how reports and messages write a measure.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from grid_planner.jit.warm_notice import NOTICE_AFTER_S, warm_with_notice
+from grid_planner.search.registry import GRID, offered
 
 EXIT_OK = 0
 EXIT_NO_RESULT = 1  # no path, unsolvable, or a budget ran out
@@ -96,8 +97,6 @@ class Optimum:
 SHORTEST_MOVES = Optimum("shortest", "length", "{} moves")
 SHORTEST_STEPS = Optimum("shortest", "length", "{} steps")
 LEAST_COST = Optimum("least cost", "cost", "search cost {}", more="more", field="search_cost")
-# Breadth-first searches take the fewest steps: on a weighted grid that is not the optimum.
-BREADTH_FIRST = ("bfs", "bidirectional_bfs")
 # The option that raises each limit a `compare` run can reach, in the order the hint names them.
 LIMIT_OPTIONS = {
     "deadline": "--timeout", "max_nodes": "--max-nodes", "memory": "--max-nodes",
@@ -186,7 +185,9 @@ def _exceeds(value: float, best: float) -> bool:
 def _why_worse(algorithm: str, optimum: Optimum) -> str:
     if algorithm == "dfs":
         return f": {DFS_NOTE}"
-    if algorithm in BREADTH_FIRST and optimum.field != "length":
+    info = offered(GRID, algorithm)
+    if info is not None and info.unit_cost_only and optimum.field != "length":
+        # Optimal for unit steps only: on a weighted or 8-connected grid, not the optimum.
         return f": breadth-first searches take the fewest steps, not the {optimum.label}"
     return ""
 

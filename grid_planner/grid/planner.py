@@ -256,7 +256,7 @@ def plan_world(
             raise ValueError(f"{role} ({wx}, {wy}) is not a finite point")
         cx, cy = grid.world_to_cell(wx, wy)
         if not grid.contains_cell(cx, cy):
-            # Past a billion cells the cell is clamped (`world_to_cell`): not worth naming.
+            # A cell index of HUGE or more (`world_to_cell` clamps far points) says nothing.
             cell = f"cell ({cx}, {cy}) of " if max(abs(cx), abs(cy)) < HUGE else ""
             raise error(
                 f"{role} ({decimal(wx)}, {decimal(wy)}) m lies outside the map ({cell}a "

@@ -329,7 +329,7 @@ def solve(
         depth = _check_request(info, algorithm, heuristic, max_depth)
         check_backend(backend)
         if not info.informed:
-            if heuristic:  # named, not chosen by auto: say it goes unread
+            if heuristic:  # named (by the caller, or a node's default), not auto: unread
                 outcome.fallback = (
                     f"{heuristic}: unused, {algorithm} is uninformed (it reads no heuristic)"
                 )

@@ -161,6 +161,8 @@ def test_a_corridor_map_animates_in_bounded_frames_under_a_memory_cap(tmp_path):
          "animation holds: ask for at most 78 frames or a smaller width"),
         (300, "bfs,dfs,astar", 60, 960, "this map draws 21 px wide: ask for at most 21 frames"),
         (5000, "astar", 2, 960, "this map draws 1 px wide: too narrow to animate"),
+        (None, ",".join(["astar"] * 139), 2, 960,
+         "139 panels do not fit in 960 px: at most 138 algorithms"),
     ],
 )
 def test_oversize_animations_are_refused_in_one_line_before_any_drawing(
