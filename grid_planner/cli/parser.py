@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
+import re
 import textwrap
 
 from grid_planner.animation import (
@@ -45,8 +46,18 @@ class UsageError(InputError):
     """A command line that argparse refuses; the message names the subcommand."""
 
 
+# A value that argparse must take for a negative number, not an option: "-3", "-.5", "-1e3"
+# (argparse before Python 3.13 knows the first two forms only).
+NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
+
+
 class _Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line, raised so that `main` returns, not exits."""
+    """An ArgumentParser whose errors are one line, raised so that `main` returns, not exits,
+    and that reads "-1e3" as a negative number (its subcommands' parsers are of this class)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = NEGATIVE_NUMBER
 
     def error(self, message: str):  # type: ignore[override]
         raise UsageError(f"{self.prog}: error: {message} (see '{self.prog} --help')", "USAGE")

@@ -360,3 +360,11 @@ def test_console_script_runs_a_plan():
     )  # fmt: skip
     assert failed.returncode == 2
     assert_one_error_line(failed.stderr, "nope")
+
+
+@pytest.mark.parametrize("x", ["-1e0", "-1.", "-1E+0", "-1.0"])
+def test_a_negative_coordinate_in_any_number_form_is_a_value_not_an_option(capsys, x):
+    demo = str(PROJECT_ROOT / "config" / "maps" / "demo_map.yaml")
+    code, report, err = run_json(capsys, "plan", demo, "--start", x, "0.5", "--goal", "2.5", "1.5")
+    assert (code, err) == (0, "")
+    assert report["path"][0] == [20, 25]  # (-1.0, 0.5) m on 0.1 m cells from (-3, -2)
