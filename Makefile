@@ -9,9 +9,13 @@ INTERFACE_SOURCES := $(wildcard grid_planner_interfaces/srv/*.srv grid_planner_i
 	grid_planner_interfaces/CMakeLists.txt grid_planner_interfaces/package.xml
 PACKAGE_SOURCES := setup.py setup.cfg package.xml resource/grid_planner \
 	$(shell find grid_planner -name '*.py') \
-	$(wildcard launch/*.py config/*.yaml config/*.rviz config/maps/*)
+	$(wildcard launch/*.py config/*.yaml config/*.rviz config/*.xml config/maps/*)
 SHARED ?= $(or $(GRID_PLANNER_SHARED),../shared)
 ROS_ENV := AMENT_PREFIX_PATH=$(abspath $(VENV)) ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
+# A ROS test still running after this many seconds fails with its stack (the longest, the
+# colcon build and the signal matrix, take about 70 s on a loaded machine; the colcon
+# workspace fixture allows its build 600 s and a start-up 300 s more).
+ROS_TEST_TIMEOUT := 1200
 
 .PHONY: setup test-env test lint demo gallery bench colcon clean
 
@@ -58,9 +62,9 @@ lint: setup
 test: lint test-env
 	GRID_PLANNER_SHARED=$(abspath $(SHARED)) $(BIN)/python -m pytest -q -n 2 --durations=5 test/core
 	$(ROS_ENV) GRID_PLANNER_SHARED=$(abspath $(SHARED)) $(BIN)/python -m pytest -n 2 \
-		--dist loadfile --durations=15 -m "not alone" test/ros
+		--dist loadfile --durations=15 --timeout=$(ROS_TEST_TIMEOUT) -m "not alone" test/ros
 	$(ROS_ENV) GRID_PLANNER_SHARED=$(abspath $(SHARED)) $(BIN)/python -m pytest --durations=5 \
-		-m alone test/ros
+		--timeout=$(ROS_TEST_TIMEOUT) -m alone test/ros
 	NUMBA_DISABLE_JIT=1 GRID_PLANNER_SHARED=$(abspath $(SHARED)) $(BIN)/python -m pytest -q -n 2 -m kernel test/core
 
 demo: setup

@@ -37,7 +37,7 @@ setup(
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
         (SHARE, ["package.xml"]),
         (f"{SHARE}/launch", glob("launch/*.launch.py")),
-        (f"{SHARE}/config", glob("config/*.yaml") + glob("config/*.rviz")),
+        (f"{SHARE}/config", glob("config/*.yaml") + glob("config/*.rviz") + glob("config/*.xml")),
         (f"{SHARE}/config/maps", glob("config/maps/*.yaml") + glob("config/maps/*.pgm")),
     ],
     install_requires=INSTALL_REQUIRES,

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from ros_domains import SESSION_DOMAINS, claim_domain
+from shared_data import SERVICE_PROFILE
 
 ROS_TESTS = Path(__file__).resolve().parent / "ros"
 # tools/draw_maps.py draws the shipped maps and tools/compile_kernels.py keeps numba's cache
@@ -33,6 +34,9 @@ def _isolate_ros_session() -> None:
     if "ROS_DOMAIN_ID" not in os.environ:
         os.environ["ROS_DOMAIN_ID"] = str(claim_domain(SESSION_DOMAINS))
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+    # Replies wait up to 2 s for a new client's reply reader instead of Fast DDS's 100 ms (see
+    # the profile): on a busy machine a reply is otherwise lost now and then.
+    os.environ.setdefault("FASTRTPS_DEFAULT_PROFILES_FILE", str(SERVICE_PROFILE))
     if "ROS_LOG_DIR" not in os.environ:
         # One folder for the session's node logs (xdist workers and node subprocesses inherit
         # it), removed when the process that made it exits.

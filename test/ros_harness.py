@@ -109,9 +109,10 @@ class ClientNode:
     def call(self, client, request, timeout: float = 30.0, attempts: int = 3):
         """Call a service and return its response (fails if it does not answer in time).
 
-        A server that has not yet matched a new client's reply reader drops the reply after
-        100 ms (Fast DDS: "failed to send response (timeout)"), so an unanswered request is
-        sent again, up to `attempts` times, waiting `timeout` each time.
+        A server that has not yet matched a new client's reply reader drops the reply once
+        the wait of the Fast DDS profile runs out (2 s in the tests, 100 ms without it;
+        "failed to send response (timeout)"), so an unanswered request is sent again, up to
+        `attempts` times, waiting `timeout` each time.
         """
         assert client.wait_for_service(timeout_sec=timeout), f"{client.srv_name} not available"
         return first_answer(

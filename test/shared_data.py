@@ -13,6 +13,8 @@ from typing import NoReturn
 import pytest
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+# The Fast DDS profile every test session runs with (conftest.py; README, Limits).
+SERVICE_PROFILE = PROJECT_ROOT / "config" / "fastdds_services.xml"
 
 
 def shared_dir() -> Path:

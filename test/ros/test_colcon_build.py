@@ -49,5 +49,6 @@ def test_colcon_builds_both_packages(tmp_path: Path) -> None:
     share = install / "grid_planner" / "share" / "grid_planner"
     assert (share / "launch" / "grid_planner.launch.py").is_file()
     assert (share / "config" / "planner.yaml").is_file()
+    assert (share / "config" / "fastdds_services.xml").is_file()  # the README's export
     srv = install / "grid_planner_interfaces" / "share" / "grid_planner_interfaces" / "srv"
     assert {p.name for p in srv.glob("*.srv")} == {"ComputePath.srv", "SolvePuzzle.srv"}
