@@ -210,11 +210,34 @@ def _gradient_run(
     return smooth, False
 
 
+# Lengths whose squares stay well inside the float range (`segment_lengths`).
+_SQUARE_SAFE = (1e-150, 1e150)
+
+
+def segment_lengths(points: np.ndarray) -> np.ndarray:
+    """The lengths of the segments of a polyline `(n, 2)`: n - 1 values.
+
+    sqrt(dx^2 + dy^2) first: `np.hypot` costs about five times as much (a millisecond on the
+    benchmark maze's path of 39,000 cells). Where a square may have left the float range (a
+    length outside 1e-150..1e150: a map of 1e300 m cells, say, or zero) the segment is measured
+    again with hypot, which never overflows or underflows.
+    """
+    points = np.asarray(points, dtype=np.float64)
+    dx = np.diff(points[:, 0])
+    dy = np.diff(points[:, 1])
+    with np.errstate(over="ignore", under="ignore"):
+        lengths = np.sqrt(dx * dx + dy * dy)
+    doubtful = ~((lengths >= _SQUARE_SAFE[0]) & (lengths <= _SQUARE_SAFE[1]))
+    if doubtful.any():
+        lengths[doubtful] = np.hypot(dx[doubtful], dy[doubtful])
+    return lengths
+
+
 def polyline_length(points: np.ndarray) -> float:
     """The length of a polyline `(n, 2)`, in its own units."""
     if len(points) < 2:
         return 0.0
-    return float(np.hypot(*np.diff(points, axis=0).T).sum())
+    return float(segment_lengths(points).sum())
 
 
 def subdivide(points: np.ndarray, spacing: float = 1.0) -> np.ndarray:
@@ -224,7 +247,7 @@ def subdivide(points: np.ndarray, spacing: float = 1.0) -> np.ndarray:
     """
     if len(points) < 2:
         return points.copy()
-    lengths = np.hypot(*np.diff(points, axis=0).T)
+    lengths = segment_lengths(points)
     pieces = np.maximum(1, np.ceil(lengths / spacing - 1e-9).astype(np.int64))
     parts = [points[:1]]
     for start, end, count in zip(points[:-1], points[1:], pieces, strict=True):
@@ -244,7 +267,7 @@ def resample(points: np.ndarray, chord_clear) -> np.ndarray:
     """
     if len(points) < 2:
         return points.copy()
-    lengths = np.hypot(*np.diff(points, axis=0).T)
+    lengths = segment_lengths(points)
     along = np.concatenate(([0.0], np.cumsum(lengths)))
     total = along[-1]
     if total <= 0.0:

@@ -21,7 +21,12 @@ from hypothesis import strategies as st
 from grid_planner.grid import OccupancyMap, PlannerCancelled, PlanningGrid, plan
 from grid_planner.grid import smoothing as smoothing_module
 from grid_planner.grid.path_quality import path_quality, total_heading_change
-from grid_planner.grid.smoothing import SmootherParams, polyline_length, smooth_cells
+from grid_planner.grid.smoothing import (
+    SmootherParams,
+    polyline_length,
+    segment_lengths,
+    smooth_cells,
+)
 from grid_planner.search import Budget
 
 pytestmark = kernel
@@ -211,3 +216,18 @@ def test_zero_iterations_leave_the_gradient_path_as_searched():
     kept = plan(grid, (0, 0), (9, 9), connectivity=8, smoothing="gradient",
                 smoother=SmootherParams(max_iterations=0))
     assert kept.length_m == pytest.approx(raw.length_m)
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.05, 1e-320, 1e-160, 1e160, 1e300])
+def test_segment_lengths_equal_hypot_at_every_scale(scale) -> None:
+    """The fast square root agrees with `math.hypot` to an ulp; where a square leaves the
+    float range (lengths of 1e300 or 1e-320, a repeated point) the value is hypot's own.
+    Steps: grid steps (straight, diagonal, none) and random ones."""
+    rng = np.random.default_rng(7)
+    steps = np.vstack((rng.integers(-1, 2, size=(200, 2)), rng.uniform(-3.0, 3.0, (200, 2))))
+    points = np.cumsum(np.vstack(([0.0, 0.0], steps)), axis=0) * scale
+    expected = [math.hypot(*(b - a)) for a, b in itertools.pairwise(points)]
+    lengths = segment_lengths(points)
+    assert np.all(np.isfinite(lengths))
+    assert lengths == pytest.approx(expected, rel=2.3e-16, abs=0.0)
+    assert polyline_length(points) == pytest.approx(math.fsum(expected), rel=1e-12)
