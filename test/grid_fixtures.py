@@ -72,7 +72,7 @@ class BruteForceRules:
             (x, y)
             for y in range(self.height)
             for x in range(self.width)
-            if values[y][x] >= threshold
+            if values[y][x] >= threshold or values[y][x] < -1
         ]
         limit = radius_cells * radius_cells + 1e-6 if radius_cells > 0 else -1.0
         self.lethal = {}
@@ -81,7 +81,8 @@ class BruteForceRules:
         for y in range(self.height):
             for x in range(self.width):
                 value = values[y][x]
-                lethal = value >= threshold or (value < 0 and not allow_unknown)
+                # A value below -1 (no occupancy at all) is an obstacle, as Nav2 reads it.
+                lethal = value >= threshold or value < -1 or (value == -1 and not allow_unknown)
                 best = min(((x - ox) ** 2 + (y - oy) ** 2 for ox, oy in obstacles), default=None)
                 self.lethal[(x, y)] = lethal
                 self.distance2[(x, y)] = best
@@ -156,7 +157,7 @@ class BruteForceRules:
                 cost = int(252 * math.exp(-scaling * (d - robot_radius)))
             else:
                 cost = 0
-            if value < 0 and cost < 253:
+            if value == -1 and cost < 253:
                 cost = 255
             raw[cell] = cost
         return raw
@@ -184,7 +185,7 @@ def assert_valid_path(rules: BruteForceRules, cells, start, goal, connectivity=4
         assert b in dict(rules.moves(a, connectivity)), (a, b)
 
 
-VALUE_CHOICES = (0, 0, 0, 0, 0, 100, 100, -1, 30, 70)
+VALUE_CHOICES = (0, 0, 0, 0, 0, 100, 100, -1, 30, 70, -2, 120)
 
 
 @st.composite

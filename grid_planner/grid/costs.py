@@ -33,6 +33,8 @@ import numpy as np
 
 from grid_planner.jit import NUMBA_AVAILABLE, njit
 
+from .occupancy import UNKNOWN
+
 COST_MODELS = ("uniform", "inflation", "costmap")
 DEFAULT_COST_MODEL = "uniform"
 # Nav2's inflation layer and Smac Planner 2D defaults.
@@ -206,17 +208,19 @@ def costmap_raw(values: np.ndarray) -> np.ndarray:
     """The smallest raw cost (uint8) that Nav2 translates to each costmap value.
 
     A value v in 1..98 stands for 2 or 3 raw costs; the smallest is 1 + ceil(251 (v - 1) / 97)
-    (98 <-> 252). 0 -> 0, 99 -> 253, 100 -> 254, any negative value -> 255.
+    (98 <-> 252). 0 -> 0, 99 -> 253, 100 -> 254, -1 -> 255; a value no costmap holds, above 100
+    or below -1, -> 254 (lethal, `occupancy.obstacle_cells`).
 
-    >>> costmap_raw(np.array([0, 1, 2, 50, 97, 98, 99, 100, -1])).tolist()
-    [0, 1, 4, 128, 250, 252, 253, 254, 255]
+    >>> costmap_raw(np.array([0, 1, 2, 50, 97, 98, 99, 100, -1, 101, -2])).tolist()
+    [0, 1, 4, 128, 250, 252, 253, 254, 255, 254, 254]
     """
     values = np.asarray(values, dtype=np.int64)
     scaled = 1 + (251 * (values - 1) + 96) // 97
     raw = np.where(values <= 0, FREE_COST, scaled)
     raw = np.where(values >= 99, INSCRIBED, raw)
     raw = np.where(values >= 100, LETHAL, raw)
-    raw = np.where(values < 0, NO_INFORMATION, raw)
+    raw = np.where(values == UNKNOWN, NO_INFORMATION, raw)
+    raw = np.where(values < UNKNOWN, LETHAL, raw)
     return raw.astype(np.uint8)
 
 

@@ -35,6 +35,7 @@ from .costs import (
 )
 from .kernels import FREE_CLEARANCE, LETHAL_CLEARANCE, LETHAL_KEY, encode_keys, key_dtype, pad_keys
 from .kernels.layout import free_key_of
+from .occupancy import obstacle_cells, unknown_cells
 from .timing import StageClock
 
 
@@ -92,8 +93,8 @@ def cost_layers(
         scan = max(math.isqrt(math.floor(radius_limit)), COSTMAP_BAND_SCAN_CELLS)
     else:
         raw = None
-        obstacle = values >= occupied_threshold
-        unknown = values < 0
+        obstacle = obstacle_cells(values, occupied_threshold)
+        unknown = unknown_cells(values)
         limit = radius_limit
         if cost_model == "inflation":
             limit = max(limit, radius_limit_cells2(inflation_radius, resolution))

@@ -2,7 +2,8 @@
 
 Cells are stored flat in OccupancyGrid order: `index = y * width + x`, row `y = 0` at the
 bottom of the map (the lowest world y when the origin is not rotated). Values follow the
-message: 0 free ... 100 occupied, -1 unknown (any negative value is read as unknown).
+message: 0 free ... 100 occupied, -1 unknown. A value the message does not define (above 100
+or below -1) is read as Nav2's static layer reads its byte: occupied (`obstacle_cells`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,26 @@ UNKNOWN = -1
 # Cell coordinates of far-off points are clamped to this (2^62): a point 1e308 m away is
 # outside every map, not an overflow.
 _FAR_CELL = float(1 << 62)
+
+
+def obstacle_cells(values: np.ndarray, occupied_threshold: int) -> np.ndarray:
+    """Where `values` (int8) are obstacles: at least `occupied_threshold`, or below -1.
+
+    A value below -1 is no occupancy at all: read as an unsigned byte (128..254), as Nav2's
+    static layer reads it, it lies above every threshold, so it is lethal there too; reading
+    it as unknown would let a plan through it wherever unknown space is allowed. Computed as
+    Nav2 reads the bytes, in one subtraction and one comparison (a full 4096^2 map is 16
+    million cells): with b the byte and t the threshold (1..100), t <= b < 255 is
+    (b - t) mod 256 < 255 - t.
+    """
+    threshold = np.uint8(occupied_threshold)
+    shifted = np.subtract(np.asarray(values, dtype=np.int8).view(np.uint8), threshold)
+    return shifted < np.uint8(255) - threshold
+
+
+def unknown_cells(values: np.ndarray) -> np.ndarray:
+    """Where `values` are unknown: -1 exactly."""
+    return values == UNKNOWN
 
 
 @dataclass(frozen=True, eq=False)
@@ -143,11 +164,12 @@ class OccupancyMap:
         return int(self.data[self.cell_index(x, y)])
 
     def value_counts(self) -> dict[str, int]:
-        """How many cells are free (0), occupied (100), unknown (< 0) and in between (1..99)."""
+        """How many cells are free (0), occupied (100, or a value outside -1..100), unknown
+        (-1) and in between (1..99)."""
         values = self.data
         free = int(np.count_nonzero(values == FREE))
-        occupied = int(np.count_nonzero(values >= OCCUPIED))
-        unknown = int(np.count_nonzero(values < 0))
+        occupied = int(np.count_nonzero(obstacle_cells(values, OCCUPIED)))
+        unknown = int(np.count_nonzero(unknown_cells(values)))
         return {
             "free": free,
             "occupied": occupied,

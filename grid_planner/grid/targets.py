@@ -15,6 +15,7 @@ import numpy as np
 from grid_planner.report import decimal
 
 from .errors import GoalOccupied, NoValidPathFound
+from .occupancy import UNKNOWN
 from .planning_grid import PlanningGrid
 
 # Slack when turning a tolerance in metres into whole cells (0.15 m at 0.05 m is 3 cells).
@@ -39,7 +40,7 @@ def why_blocked(grid: PlanningGrid, index: int) -> str:
     """Why a cell may not be entered: lethal (occupied or unknown) or inflated."""
     value = int(grid.map.data[index])
     if grid.index_is_lethal(index):
-        kind = "unknown" if value < 0 else f"occupied (value {value})"
+        kind = "unknown" if value == UNKNOWN else f"occupied (value {value})"
         return f"lethal: {kind}"
     return f"inflated: within robot_radius {grid.robot_radius} m of an obstacle"
 

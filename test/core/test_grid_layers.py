@@ -54,7 +54,8 @@ def test_compiled_cell_arrays_match_numpy(case, model, allow_unknown, radius, ex
         raw = costmap_raw(values)
         obstacle, unknown, inscribed = raw == 254, raw == 255, raw == 253
     else:
-        obstacle, unknown, inscribed = values >= 65, values < 0, np.zeros(0, dtype=np.bool_)
+        obstacle = (values >= 65) | (values < -1)
+        unknown, inscribed = values == -1, np.zeros(0, dtype=np.bool_)
     table = (inflation_table(scan, 1.0, radius, 2.5, 1.0) if model == "inflation"
              else np.zeros(0, dtype=np.uint8))
     # Keys wider than the settings need (those of a deeper band) hold the same clearances.

@@ -10,11 +10,17 @@ from grid_fixtures import build, kernel, random_grids
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grid_planner.grid import OccupancyMap, PlanningGrid, UnsupportedMapError
+from grid_planner.grid import (
+    OccupancyMap,
+    PlanningGrid,
+    StartOccupied,
+    UnsupportedMapError,
+    plan,
+)
 from grid_planner.grid.components import label_components, label_components_numpy
 from grid_planner.grid.costs import obstacle_distance2
 from grid_planner.grid.kernels import FREE_CLEARANCE, LETHAL_CLEARANCE
-from grid_planner.grid.occupancy import index_points
+from grid_planner.grid.occupancy import index_points, obstacle_cells, unknown_cells
 
 # --- OccupancyMap -----------------------------------------------------------------------------
 
@@ -137,6 +143,28 @@ def test_lethal_cells_follow_the_threshold_and_allow_unknown():
     assert grid.lethal_mask.tolist() == [False, False, False, True, False]
     assert grid.blocked_mask.tolist() == grid.lethal_mask.tolist()
     assert grid.clearance.tolist() == [FREE_CLEARANCE] * 3 + [LETHAL_CLEARANCE, FREE_CLEARANCE]
+
+
+def test_obstacle_cells_is_the_threshold_or_a_value_below_minus_one_for_every_byte():
+    values = np.arange(-128, 128, dtype=np.int8)
+    for threshold in range(1, 101):
+        expected = [int(v) >= threshold or int(v) < -1 for v in values]
+        assert obstacle_cells(values, threshold).tolist() == expected, threshold
+    assert unknown_cells(values).tolist() == [int(v) == -1 for v in values]
+
+
+@pytest.mark.parametrize("model", ["uniform", "inflation", "costmap"])
+def test_values_outside_minus_one_to_100_are_obstacles_not_unknown(model):
+    """nav_msgs defines no value below -1 or above 100; Nav2's static layer reads such a byte
+    as lethal, and so do the grid, its cost models and its messages, even where unknown space
+    may be crossed."""
+    occupancy = OccupancyMap.from_rows([[0, -2, 0, -128, 0, 127, -1]])
+    assert occupancy.value_counts() == {"free": 3, "occupied": 3, "unknown": 1, "other": 0}
+    grid = PlanningGrid(occupancy, allow_unknown=True, robot_radius=1.0, cost_model=model)
+    assert grid.lethal_mask.tolist() == [False, True, False, True, False, True, False]
+    assert grid.blocked_mask[[0, 2, 4]].all()  # inflated by their neighbours
+    with pytest.raises(StartOccupied, match=r"lethal: occupied \(value -2\)"):
+        plan(grid, (1, 0), (0, 0))
 
 
 @pytest.mark.parametrize(
