@@ -1,15 +1,16 @@
 """Partial map updates: a window of new values applied to a planning grid without a rebuild.
 
 A costmap publisher sends one full map and then patches (map_msgs/OccupancyGridUpdate: a
-window's corner, size and values). `patch_grid` recomputes only the window plus the grid's
-`margin` around it (every cell's layers depend only on the values within `margin` cells, see
-`layers`), reading the values another `margin` further out, and copies the rest. The result
-is a new grid: one already handed to a running plan never changes under it. The component
-labels are kept when the patch changed no cell between free and blocked, and are otherwise
-made again on first use (from the earlier labels and the changed region when it tells, see
-`components.patch_labels`), so they are never stale. A patch that does not fit the map is refused
-(`PatchError`, naming the reason) before anything changes. `regrid` treats a full map that
-differs from the grid's in a small box (or not at all: a costmap sent again) as such a patch.
+window's corner, size and values; nav2_msgs/CostmapUpdate: the same in raw costs).
+`patch_grid` recomputes only the window plus the grid's `margin` around it (every cell's
+layers depend only on the values within `margin` cells, see `layers`), reading the values
+another `margin` further out, and copies the rest. The result is a new grid: one already
+handed to a running plan never changes under it. The component labels are kept when the patch
+changed no cell between free and blocked, and are otherwise made again on first use (from the
+earlier labels and the changed region when it tells, see `components.patch_labels`), so they
+are never stale. A patch that does not fit the map is refused (`PatchError`, naming the
+reason) before anything changes. `regrid` treats a full map that differs from the grid's in a
+small box (or not at all: a costmap sent again) as such a patch.
 """
 
 from __future__ import annotations
@@ -37,23 +38,27 @@ class PatchError(ValueError):
 @dataclass(frozen=True)
 class MapPatch:
     """New values for the window of `width` x `height` cells whose lowest corner cell is
-    (`x`, `y`); `values` flat, row by row from the window's bottom row (OccupancyGrid order)."""
+    (`x`, `y`); `values` flat, row by row from the window's bottom row (OccupancyGrid order).
+    `raw_costs`, when given (a nav2_msgs/CostmapUpdate), holds the window's exact raw costs
+    (uint8, the same order), which the map keeps, and `values` their translation."""
 
     x: int
     y: int
     width: int
     height: int
     values: np.ndarray
+    raw_costs: np.ndarray | None = None
 
     def check(self, occupancy: OccupancyMap) -> None:
         """Refuse (PatchError) a patch that does not fit `occupancy`."""
         if self.width <= 0 or self.height <= 0:
             raise PatchError(f"the patch is {self.width} x {self.height} cells: empty")
-        if self.values.size != self.width * self.height:
-            raise PatchError(
-                f"the patch has {self.values.size} values, expected width * height = "
-                f"{self.width} * {self.height} = {self.width * self.height}"
-            )
+        for name, array in (("values", self.values), ("raw costs", self.raw_costs)):
+            if array is not None and array.size != self.width * self.height:
+                raise PatchError(
+                    f"the patch has {array.size} {name}, expected width * height = "
+                    f"{self.width} * {self.height} = {self.width * self.height}"
+                )
         if (self.x < 0 or self.y < 0 or self.x + self.width > occupancy.width
                 or self.y + self.height > occupancy.height):
             raise PatchError(
@@ -71,8 +76,9 @@ class MapPatch:
 def patch_map(occupancy: OccupancyMap, patch: MapPatch) -> OccupancyMap:
     """`occupancy` with the patch's values (refused with PatchError when it does not fit).
 
-    A map that carries raw costs gets the patch's values read back onto the raw scale
-    (`costs.costmap_raw`), as a full map of those values would.
+    Raw costs: a patch's own are kept exactly; a map that carries raw costs gets a patch of
+    values read back onto the raw scale (`costs.costmap_raw`), and a map without them gets
+    its values read back before a patch of raw costs, as a full map of those values would.
     """
     patch.check(occupancy)
     rows, columns = patch.window
@@ -82,9 +88,12 @@ def patch_map(occupancy: OccupancyMap, patch: MapPatch) -> OccupancyMap:
     data.reshape(shape)[rows, columns] = window
     data.setflags(write=False)
     raw = occupancy.raw_costs
-    if raw is not None:
-        raw = raw.copy()
-        raw.reshape(shape)[rows, columns] = costmap_raw(window)
+    if raw is not None or patch.raw_costs is not None:
+        raw = costmap_raw(occupancy.data) if raw is None else raw.copy()
+        raw.reshape(shape)[rows, columns] = (
+            costmap_raw(window) if patch.raw_costs is None
+            else np.asarray(patch.raw_costs, dtype=np.uint8).reshape(patch.height, patch.width)
+        )
         raw.setflags(write=False)
     return replace(occupancy, data=data, raw_costs=raw)
 

@@ -10,20 +10,19 @@ Partial updates arrive on `<map topic>_updates` (`updates_topic`: the map subscr
 remapped name, so Nav2's `costmap_raw_updates` for `costmap_raw`) in the type that goes with
 the map's: map_msgs/OccupancyGridUpdate with an OccupancyGrid (`update_class`, None where
 map_msgs is missing: then the planner follows full maps only), nav2_msgs/CostmapUpdate (raw
-costs, `patch_costmap`) with a nav2_msgs/Costmap.
+costs, which `update_to_patch` keeps) with a nav2_msgs/Costmap.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 
 import numpy as np
 from nav_msgs.msg import OccupancyGrid
 from rclpy.node import Node
 from rclpy.qos import QoSProfile
 
-from grid_planner.grid.costs import costmap_raw, costmap_value
+from grid_planner.grid.costs import costmap_value
 from grid_planner.grid.errors import UnsupportedMapError
 from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.grid.patching import MapPatch
@@ -92,7 +91,13 @@ def updates_topic(node: Node, topic: str) -> str:
 
 
 def update_to_patch(msg: object) -> MapPatch:
-    """The core patch of a map_msgs/OccupancyGridUpdate (checked against the map later)."""
+    """The core patch of a map_msgs/OccupancyGridUpdate or, with its raw costs kept, of a
+    nav2_msgs/CostmapUpdate, whose values are those raw costs translated as `costmap_to_map`
+    translates a full costmap's (checked against the map later)."""
+    if is_costmap_update(msg):
+        raw = np.frombuffer(bytes(msg.data), dtype=np.uint8)
+        return MapPatch(int(msg.x), int(msg.y), int(msg.size_x), int(msg.size_y),
+                        costmap_value(raw), raw)
     values = np.array(msg.data, dtype=np.int8).reshape(-1)
     return MapPatch(int(msg.x), int(msg.y), int(msg.width), int(msg.height), values)
 
@@ -135,26 +140,6 @@ def costmap_to_map(msg: object) -> OccupancyMap:
         frame_id=header_frame(msg),
         raw_costs=raw,
     )
-
-
-def patch_costmap(occupancy: OccupancyMap, msg: object) -> OccupancyMap:
-    """`occupancy` with the raw costs of a nav2_msgs/CostmapUpdate in its window, translated as
-    `costmap_to_map` translates a full costmap's, so a patch gives the map those costs sent
-    whole would; PatchError when it does not fit. A map without raw costs (an OccupancyGrid
-    before) gets its values read back onto the raw scale first, as its grid reads them."""
-    raw = np.frombuffer(bytes(msg.data), dtype=np.uint8)
-    patch = MapPatch(int(msg.x), int(msg.y), int(msg.size_x), int(msg.size_y), raw)
-    patch.check(occupancy)
-    window = raw.reshape(patch.height, patch.width)
-    shape = (occupancy.height, occupancy.width)
-    costs = occupancy.raw_costs
-    costs = costmap_raw(occupancy.data) if costs is None else costs.copy()
-    costs.reshape(shape)[patch.window] = window
-    data = occupancy.data.copy()
-    data.reshape(shape)[patch.window] = costmap_value(window)
-    for owned in (costs, data):  # flat and owned: the new map keeps them without a copy
-        owned.setflags(write=False)
-    return replace(occupancy, data=data, raw_costs=costs)
 
 
 def message_to_map(msg: object) -> OccupancyMap:

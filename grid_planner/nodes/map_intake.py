@@ -1,12 +1,11 @@
 """planner_node's map intake: full maps and partial updates into its `PlanningMap`.
 
 A full map on `map_topic` that fits the node's limits replaces the map in use (compared first,
-see `PlanningMap.replace`); a patch on `<map_topic>_updates` (see `map_input`) is applied to it:
-a map_msgs/OccupancyGridUpdate as a `MapPatch`, a nav2_msgs/CostmapUpdate as the full map it
-makes (`patch_costmap`: its raw costs are kept exactly, which a `MapPatch` of values would not
-do), prepared again in the changed box as a full map is. A map or patch that does not fit is
-refused with the reason in the log and the map stays as it was. After either, the active
-goal's path is checked (`GoalReplanner`).
+see `PlanningMap.replace`); a patch on `<map_topic>_updates` (see `map_input`) is applied to it
+as a `MapPatch`: a map_msgs/OccupancyGridUpdate's values, a nav2_msgs/CostmapUpdate's raw
+costs (kept exactly). A map or patch that does not fit is refused with the reason in the log
+and the map stays as it was. After either, the active goal's path is checked
+(`GoalReplanner`).
 """
 
 from __future__ import annotations
@@ -20,8 +19,6 @@ from grid_planner.grid.timing import format_timings
 from grid_planner.nodes.conversions import header_frame
 from grid_planner.nodes.map_input import (
     MapFollower,
-    is_costmap_update,
-    patch_costmap,
     stamp_ns,
     update_size,
     update_to_patch,
@@ -105,12 +102,7 @@ class MapIntake:
             if current is not None and header_frame(msg) != current.frame_id:
                 raise PatchError(f"its frame '{msg.header.frame_id}' is not the map's frame "
                                  f"'{current.frame_id}'")
-            if is_costmap_update(msg):  # raw costs: the map is made again, as a full map
-                self._maps.apply_remade(lambda current: patch_costmap(current, msg),
-                                        stamp_ns(msg), node.grid_settings(), timings)
-                self._prepare(planners)
-            else:
-                self._maps.apply(update_to_patch(msg), stamp_ns(msg), timings)
+            self._maps.apply(update_to_patch(msg), stamp_ns(msg), timings)
         except PatchError as error:
             node.get_logger().warning(f"map update refused: {error}; the map stays as it was")
             return

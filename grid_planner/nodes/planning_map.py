@@ -204,19 +204,6 @@ class PlanningMap:
             current = next(iter(grids.values())).map if grids else patch_map(self._map, patch)
             self._map, self._grids = current, grids
 
-    def apply_remade(
-        self, remake: Callable[[OccupancyMap], OccupancyMap], stamp_ns: int,
-        settings: GridSettings, timings: dict[str, float] | None = None,
-    ) -> tuple[PlanningGrid, Region | None]:
-        """Apply a patch that makes the whole map again (`remake(current map)`, raising
-        PatchError when it does not fit: a nav2_msgs/CostmapUpdate's raw costs, which a
-        `MapPatch` of values cannot carry), stamped `stamp_ns`: refused as `apply` refuses,
-        else the map it makes is used as a full map under the full map's stamp (`replace`)."""
-        with self._lock:
-            self._patchable(stamp_ns)
-            current, full_stamp_ns = self._map, self._stamp_ns
-        return self.replace(remake(current), full_stamp_ns, settings, timings)
-
     def _patchable(self, stamp_ns: int) -> None:
         """PatchError unless a patch stamped `stamp_ns` may change the map (under the lock)."""
         if self._map is None:

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grid_planner.grid.components import label_components, patch_labels
+from grid_planner.grid.costs import costmap_raw, costmap_value
 from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.grid.patching import (
     MapPatch,
@@ -20,7 +21,8 @@ from grid_planner.grid.patching import (
 )
 from grid_planner.grid.planning_grid import PlanningGrid
 
-CELL_VALUES = (0, 0, 0, 0, 0, 0, 100, 100, -1, 30, 70, 99, 50)
+CELL_VALUES = (0, 0, 0, 0, 0, 0, 100, 100, -1, 30, 70, 99, 50, -5)
+RAW_COSTS = (0, 0, 0, 10, 200, 252, 253, 254, 255)
 ARRAYS = ("obstacle_mask", "lethal_mask", "inflated_mask", "blocked_mask", "free_mask",
           "clearance", "padded_keys")
 
@@ -39,7 +41,7 @@ def maps_and_patches(draw):
                                     max_size=width * height)), dtype=np.int8)
     raw = None
     if draw(st.booleans()):  # a nav2_msgs/Costmap: exact raw costs beside the values
-        raw = np.array(draw(st.lists(st.sampled_from((0, 0, 0, 10, 200, 252, 253, 254, 255)),
+        raw = np.array(draw(st.lists(st.sampled_from(RAW_COSTS),
                                      min_size=width * height, max_size=width * height)),
                        dtype=np.uint8)
     occupancy = OccupancyMap(width=width, height=height, resolution=0.1, data=values,
@@ -48,6 +50,11 @@ def maps_and_patches(draw):
     for _ in range(draw(st.integers(1, 3))):
         x, y = draw(st.integers(0, width - 1)), draw(st.integers(0, height - 1))
         w, h = draw(st.integers(1, width - x)), draw(st.integers(1, height - y))
+        if draw(st.booleans()):  # a nav2_msgs/CostmapUpdate: raw costs and their values
+            window = np.array(draw(st.lists(st.sampled_from(RAW_COSTS), min_size=w * h,
+                                            max_size=w * h)), dtype=np.uint8)
+            patches.append(MapPatch(x, y, w, h, costmap_value(window), window))
+            continue
         cells = draw(st.lists(st.sampled_from(CELL_VALUES), min_size=w * h, max_size=w * h))
         patches.append(MapPatch(x, y, w, h, np.array(cells, dtype=np.int8)))
     grid_settings = {
@@ -119,6 +126,30 @@ def test_a_patched_grid_equals_the_grid_built_on_the_patched_map(case, labelled_
     assert_same_grid(grid, PlanningGrid(patched_map, **grid_settings))
 
 
+@given(maps_and_patches())
+@settings(max_examples=100, deadline=None)
+def test_a_patch_of_raw_costs_gives_the_map_those_costs_sent_whole_give(case):
+    """The map a CostmapUpdate's patch makes, built here without `patch_map`: its raw costs in
+    the window (over the map's own, or its values read back onto the raw scale when it has
+    none) and their translation as its values."""
+    occupancy, patches, grid_settings = case
+    grid = PlanningGrid(occupancy, **grid_settings)
+    for patch in patches:
+        if patch.raw_costs is None:
+            continue
+        before = grid.map
+        shape = (before.height, before.width)
+        raw = (costmap_raw(before.data) if before.raw_costs is None
+               else before.raw_costs.copy()).reshape(shape)
+        raw[patch.window] = patch.raw_costs.reshape(patch.height, patch.width)
+        values = before.data.copy().reshape(shape)
+        values[patch.window] = costmap_value(patch.raw_costs).reshape(patch.height, patch.width)
+        sent_whole = OccupancyMap(width=before.width, height=before.height, resolution=0.1,
+                                  data=values.reshape(-1), raw_costs=raw.reshape(-1))
+        grid = patch_grid(grid, patch)
+        assert_same_grid(grid, PlanningGrid(sent_whole, **grid_settings))
+
+
 @given(maps_and_patches(), st.booleans())
 @settings(max_examples=150, deadline=None)
 def test_a_full_map_that_changed_in_a_small_box_is_prepared_as_a_patch(case, labelled_first):
@@ -128,6 +159,8 @@ def test_a_full_map_that_changed_in_a_small_box_is_prepared_as_a_patch(case, lab
         grid.component_labels  # noqa: B018
     sent = occupancy
     for patch in patches:
+        if patch.raw_costs is not None and occupancy.raw_costs is None:
+            continue  # it would give the map raw costs: a map of another kind (from scratch)
         sent = patch_map(sent, patch)
     region = changed_region(occupancy, sent)
     top, bottom, left, right = region
@@ -303,6 +336,8 @@ def test_component_labels_are_made_on_first_use_from_each_grids_own_free_cells()
         (MapPatch(0, 5, 1, 2, np.zeros(2, dtype=np.int8)), "outside the 10 x 6 map"),
         (MapPatch(-1, 0, 1, 1, np.zeros(1, dtype=np.int8)), "outside"),
         (MapPatch(0, 0, 2, 2, np.zeros(3, dtype=np.int8)), "has 3 values, expected"),
+        (MapPatch(0, 0, 2, 1, np.zeros(2, dtype=np.int8), np.zeros(3, dtype=np.uint8)),
+         "has 3 raw costs, expected width \\* height = 2 \\* 1 = 2"),
         (MapPatch(0, 0, 0, 2, np.zeros(0, dtype=np.int8)), "empty"),
     ],
 )
