@@ -49,6 +49,8 @@ PAIRS = (
     *(Pair(name, "project_astar", "c_astar_two_stack", "search") for name in _SPEED[:2]),
     *(Pair(name, "project_bfs", "c_bfs", "search") for name in _SPEED),
     *(Pair(name, "project_astar8_costs", "pyastar2d_8_costs", "warm") for name in _SPEED),
+    # The like-for-like comparison (no target of its own): the same problem, 4-connected.
+    *(Pair(name, "project_astar4_costs", "pyastar2d_4_costs", "warm") for name in _SPEED),
 )
 
 
