@@ -25,6 +25,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from grid_planner.grid import GridPlan, PlanningGrid
 from grid_planner.grid.expansion import SHADE_FIRST, SHADE_LAST, expansion_shades
+from grid_planner.grid.occupancy import unknown_cells
 
 # --- colours ----------------------------------------------------------------------------------
 
@@ -65,7 +66,7 @@ def cell_categories(grid: PlanningGrid) -> np.ndarray:
     """A flat uint8 array: 0 free, 1 inflated, 2 unknown, 3 obstacle (the palette rows)."""
     categories = np.full(grid.cell_count, _FREE, dtype=np.uint8)
     categories[grid.inflated_mask] = _INFLATED
-    categories[grid.map.data < 0] = _UNKNOWN
+    categories[unknown_cells(grid.map.data)] = _UNKNOWN
     categories[grid.obstacle_mask] = _OBSTACLE
     return categories
 

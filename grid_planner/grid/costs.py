@@ -4,9 +4,10 @@ Costs use Nav2's raw scale (0..255): 0 free, 1..252 a scaled cost, 253 inscribed
 centre there would touch an obstacle), 254 lethal, 255 unknown. The model is the parameter
 `cost_model`:
 
-- ``uniform`` (the default): no cost field. Lethal is an occupancy value >= the threshold (and
-  unknown unless `allow_unknown`), cells within `robot_radius` of an obstacle are inflated
-  (blocked), and every step onto a free cell costs the same.
+- ``uniform`` (the default): no cost field. Lethal is an occupancy value >= the threshold or
+  outside -1..100 (`occupancy.obstacle_cells`), and unknown unless `allow_unknown`; cells
+  within `robot_radius` of an obstacle are inflated (blocked), and every step onto a free cell
+  costs the same.
 - ``inflation``: the same blocked cells, plus a cost field made by our own inflation layer (Nav2's
   formula): 254 on an obstacle, 253 within the inscribed radius (= `robot_radius`), beyond it
   ``int(252 * exp(-cost_scaling_factor * (d - robot_radius)))`` up to `inflation_radius`, with
@@ -14,10 +15,11 @@ centre there would touch an obstacle), 254 lethal, 255 unknown. The model is the
   highest cost, so each cell keeps the maximum that reaches it; an unknown cell keeps 255 unless
   253 or more reaches it.
 - ``costmap``: the map *is* a Nav2 costmap. An OccupancyGrid costmap (0 free, 1..98 scaled, 99
-  inscribed, 100 lethal, -1 unknown) is read back onto the raw scale with `costmap_raw`; a
-  nav2_msgs/Costmap carries the raw bytes themselves (`OccupancyMap.raw_costs`). 254 is lethal,
-  253 blocked, 255 lethal unless `allow_unknown`, and `robot_radius` (default 0) may inflate the
-  lethal cells further. `occupied_threshold` does not apply.
+  inscribed, 100 lethal, -1 unknown; any other value lethal) is read back onto the raw scale
+  with `costmap_raw`; a nav2_msgs/Costmap carries the raw bytes themselves
+  (`OccupancyMap.raw_costs`). 254 is lethal, 253 blocked, 255 lethal unless `allow_unknown`,
+  and `robot_radius` (default 0) may inflate the lethal cells further. `occupied_threshold`
+  does not apply.
 
 In `inflation` and `costmap` a step onto a cell of raw cost c costs
 ``step * (1 + cost_travel_multiplier * c / 252)`` (Smac Planner 2D's rule; `step` 1 or sqrt 2),

@@ -34,14 +34,16 @@ def obstacle_cells(values: np.ndarray, occupied_threshold: int) -> np.ndarray:
     million cells): with b the byte and t the threshold (1..100), t <= b < 255 is
     (b - t) mod 256 < 255 - t.
     """
+    values = np.asarray(values)
+    if values.dtype != np.int8:  # the byte trick holds for int8 only
+        return (values >= occupied_threshold) | (values < UNKNOWN)
     threshold = np.uint8(occupied_threshold)
-    shifted = np.subtract(np.asarray(values, dtype=np.int8).view(np.uint8), threshold)
-    return shifted < np.uint8(255) - threshold
+    return np.subtract(values.view(np.uint8), threshold) < np.uint8(255) - threshold
 
 
 def unknown_cells(values: np.ndarray) -> np.ndarray:
     """Where `values` are unknown: -1 exactly."""
-    return values == UNKNOWN
+    return np.asarray(values) == UNKNOWN
 
 
 @dataclass(frozen=True, eq=False)

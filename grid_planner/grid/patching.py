@@ -67,6 +67,20 @@ class MapPatch:
                 f"{occupancy.height} map"
             )
 
+    def changes(self, occupancy: OccupancyMap) -> bool:
+        """Whether applying the patch (checked to fit) changes any value or raw cost of
+        `occupancy`; reads the window only."""
+        rows, columns = self.window
+        shape = (occupancy.height, occupancy.width)
+        window = np.asarray(self.values, dtype=np.int8).reshape(self.height, self.width)
+        if not np.array_equal(occupancy.data.reshape(shape)[rows, columns], window):
+            return True
+        if occupancy.raw_costs is None:
+            return self.raw_costs is not None  # the map would gain raw costs
+        raw = costmap_raw(window) if self.raw_costs is None else self.raw_costs
+        return not np.array_equal(occupancy.raw_costs.reshape(shape)[rows, columns],
+                                  np.asarray(raw, dtype=np.uint8).reshape(self.height, self.width))
+
     @property
     def window(self) -> tuple[slice, slice]:
         """The (rows, columns) slices of the patch in a `(height, width)` array of the map."""
@@ -99,13 +113,15 @@ def patch_map(occupancy: OccupancyMap, patch: MapPatch) -> OccupancyMap:
 
 
 def patch_grid(
-    grid: PlanningGrid, patch: MapPatch, timings: dict[str, float] | None = None
+    grid: PlanningGrid, patch: MapPatch, timings: dict[str, float] | None = None,
+    patched: OccupancyMap | None = None,
 ) -> PlanningGrid:
     """The grid of `grid`'s map with `patch` applied, under the same settings; `grid` stays as
     it was. Refused (PatchError) when the patch does not fit; `timings` receives the seconds
-    of the stages map, layers, copy and components."""
+    of the stages map, layers, copy and components. `patched`, when given, is that map made
+    already (`patch_map(grid.map, patch)`), shared by the grids of one map."""
     clock = StageClock(timings)
-    occupancy = patch_map(grid.map, patch)
+    occupancy = patch_map(grid.map, patch) if patched is None else patched
     clock.lap("map")
     window = (patch.y, patch.y + patch.height, patch.x, patch.x + patch.width)
     return _prepare_again(grid, occupancy, window, clock)

@@ -3,7 +3,8 @@
 Definitions (the parameters of planner_node and the CLI; `costs` says how each cost model reads
 the map, see there for `costmap`):
 
-- *obstacle*: a cell whose value is >= `occupied_threshold` (unknown cells are never obstacles).
+- *obstacle*: a cell whose value is >= `occupied_threshold`, or outside -1..100 (as Nav2 reads
+  it, `occupancy.obstacle_cells`); unknown cells (-1) are never obstacles.
 - *lethal*: an obstacle, or an unknown cell (-1) when `allow_unknown` is false.
 - *inflated*: not lethal, and its centre lies within `robot_radius` (<=) of an obstacle cell's
   centre. Only obstacles inflate, so unknown cells do not. A slack of 1e-6 cells^2 absorbs the

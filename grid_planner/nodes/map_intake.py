@@ -111,4 +111,6 @@ class MapIntake:
             f"map update {width} x {height} at ({msg.x}, {msg.y}) applied: "
             f"{format_timings(timings)}"
         )
-        self._replanner.map_changed(self._maps.peek(node.grid_settings()), "the map was updated")
+        # The grid is built when missing (a parameter changed since the last full map): without
+        # it the active goal's path would not be checked against the update.
+        self._replanner.map_changed(self._maps.grid(node.grid_settings()), "the map was updated")

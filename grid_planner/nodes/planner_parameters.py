@@ -33,7 +33,8 @@ def planner_parameters() -> dict[str, tuple[object, str, Rule | None]]:
     return {
         "algorithm": ("astar", f"search algorithm: {', '.join(GRID_ALGORITHMS)}",
                       one_of(GRID_ALGORITHMS)),
-        "occupied_threshold": (65, "a cell with value >= this is lethal (1..100)",
+        "occupied_threshold": (65, "a cell with value >= this is lethal (1..100), as is a "
+                               "value outside -1..100",
                                lambda v: None if 1 <= v <= 100 else "must be in 1..100"),
         "allow_unknown": (False, "false: unknown (-1) cells are lethal", None),
         "robot_radius": (0.0, "m (0..100); cells within this of a lethal cell are inflated; "

@@ -197,12 +197,17 @@ class PlanningMap:
               timings: dict[str, float] | None = None) -> None:
         """Apply `patch` (stamped `stamp_ns`) to the map and its grids; PatchError with the
         reason, everything unchanged, when it comes before any full map, is older than the
-        full map or does not fit."""
+        full map or does not fit. A patch that changes nothing (a costmap sends its updated
+        bounds every cycle) keeps the map and every grid, at the cost of its window."""
         with self._lock:
             self._patchable(stamp_ns)
-            grids = {key: patch_grid(grid, patch, timings) for key, grid in self._grids.items()}
-            current = next(iter(grids.values())).map if grids else patch_map(self._map, patch)
-            self._map, self._grids = current, grids
+            patch.check(self._map)
+            if not patch.changes(self._map):
+                return
+            current = patch_map(self._map, patch)
+            self._grids = {key: patch_grid(grid, patch, timings, current)
+                           for key, grid in self._grids.items()}
+            self._map = current
 
     def _patchable(self, stamp_ns: int) -> None:
         """PatchError unless a patch stamped `stamp_ns` may change the map (under the lock)."""

@@ -151,6 +151,9 @@ def test_obstacle_cells_is_the_threshold_or_a_value_below_minus_one_for_every_by
         expected = [int(v) >= threshold or int(v) < -1 for v in values]
         assert obstacle_cells(values, threshold).tolist() == expected, threshold
     assert unknown_cells(values).tolist() == [int(v) == -1 for v in values]
+    wide = np.array([-300, -2, -1, 0, 64, 65, 300], dtype=np.int16)  # not bytes: compared as is
+    assert obstacle_cells(wide, 65).tolist() == [True, True, False, False, False, True, True]
+    assert unknown_cells([-1, 0]).tolist() == [True, False]
 
 
 @pytest.mark.parametrize("model", ["uniform", "inflation", "costmap"])

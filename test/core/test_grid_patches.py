@@ -3,6 +3,8 @@ and a patch that does not fit is refused with the reason, the grid untouched."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -144,10 +146,34 @@ def test_a_patch_of_raw_costs_gives_the_map_those_costs_sent_whole_give(case):
         raw[patch.window] = patch.raw_costs.reshape(patch.height, patch.width)
         values = before.data.copy().reshape(shape)
         values[patch.window] = costmap_value(patch.raw_costs).reshape(patch.height, patch.width)
-        sent_whole = OccupancyMap(width=before.width, height=before.height, resolution=0.1,
-                                  data=values.reshape(-1), raw_costs=raw.reshape(-1))
+        sent_whole = replace(before, data=values.reshape(-1), raw_costs=raw.reshape(-1))
         grid = patch_grid(grid, patch)
+        np.testing.assert_array_equal(grid.map.raw_costs, sent_whole.raw_costs)
         assert_same_grid(grid, PlanningGrid(sent_whole, **grid_settings))
+
+
+@given(maps_and_patches())
+@settings(max_examples=100, deadline=None)
+def test_a_patch_changes_the_map_exactly_when_patching_makes_another_map(case):
+    """`changes` reads the window only; the whole maps before and after are the reference. A
+    patch of the window's own values changes nothing unless it brings raw costs the map lacks
+    or differ from the map's own."""
+    occupancy, patches, _settings = case
+    for patch in patches:
+        after = patch_map(occupancy, patch)
+        differs = not np.array_equal(after.data, occupancy.data) or (
+            (after.raw_costs is None) != (occupancy.raw_costs is None)
+            or (after.raw_costs is not None
+                and not np.array_equal(after.raw_costs, occupancy.raw_costs)))
+        assert patch.changes(occupancy) == differs
+        rows, columns = patch.window
+        own_raw = (None if occupancy.raw_costs is None else
+                   occupancy.raw_costs.reshape(occupancy.height, occupancy.width)[rows, columns])
+        same = MapPatch(patch.x, patch.y, patch.width, patch.height,
+                        occupancy.grid2d()[rows, columns].reshape(-1),
+                        None if own_raw is None else own_raw.reshape(-1))
+        assert not same.changes(occupancy)
+        occupancy = after
 
 
 @given(maps_and_patches(), st.booleans())
