@@ -25,7 +25,8 @@ _FAR_CELL = float(1 << 62)
 
 
 def obstacle_cells(values: np.ndarray, occupied_threshold: int) -> np.ndarray:
-    """Where `values` (int8) are obstacles: at least `occupied_threshold`, or below -1.
+    """Where `values` (a map's int8 values) are obstacles: at least `occupied_threshold`, or
+    below -1.
 
     A value below -1 is no occupancy at all: read as an unsigned byte (128..254), as Nav2's
     static layer reads it, it lies above every threshold, so it is lethal there too; reading
