@@ -72,14 +72,23 @@ class MapPatch:
         `occupancy`; reads the window only."""
         rows, columns = self.window
         shape = (occupancy.height, occupancy.width)
-        window = np.asarray(self.values, dtype=np.int8).reshape(self.height, self.width)
-        if not np.array_equal(occupancy.data.reshape(shape)[rows, columns], window):
+        if not np.array_equal(occupancy.data.reshape(shape)[rows, columns], self.value_window()):
             return True
         if occupancy.raw_costs is None:
             return self.raw_costs is not None  # the map would gain raw costs
-        raw = costmap_raw(window) if self.raw_costs is None else self.raw_costs
         return not np.array_equal(occupancy.raw_costs.reshape(shape)[rows, columns],
-                                  np.asarray(raw, dtype=np.uint8).reshape(self.height, self.width))
+                                  self.raw_window())
+
+    def value_window(self) -> np.ndarray:
+        """The patch's values as a `(height, width)` int8 array."""
+        return np.asarray(self.values, dtype=np.int8).reshape(self.height, self.width)
+
+    def raw_window(self) -> np.ndarray:
+        """The raw costs (uint8, `(height, width)`) the patch gives its window: its own, or its
+        values read back onto the raw scale (`costs.costmap_raw`)."""
+        if self.raw_costs is None:
+            return costmap_raw(self.value_window())
+        return np.asarray(self.raw_costs, dtype=np.uint8).reshape(self.height, self.width)
 
     @property
     def window(self) -> tuple[slice, slice]:
@@ -96,18 +105,14 @@ def patch_map(occupancy: OccupancyMap, patch: MapPatch) -> OccupancyMap:
     """
     patch.check(occupancy)
     rows, columns = patch.window
-    window = np.asarray(patch.values, dtype=np.int8).reshape(patch.height, patch.width)
     shape = (occupancy.height, occupancy.width)
     data = occupancy.data.copy()  # flat and owned: the new map keeps it without a copy
-    data.reshape(shape)[rows, columns] = window
+    data.reshape(shape)[rows, columns] = patch.value_window()
     data.setflags(write=False)
     raw = occupancy.raw_costs
     if raw is not None or patch.raw_costs is not None:
         raw = costmap_raw(occupancy.data) if raw is None else raw.copy()
-        raw.reshape(shape)[rows, columns] = (
-            costmap_raw(window) if patch.raw_costs is None
-            else np.asarray(patch.raw_costs, dtype=np.uint8).reshape(patch.height, patch.width)
-        )
+        raw.reshape(shape)[rows, columns] = patch.raw_window()
         raw.setflags(write=False)
     return replace(occupancy, data=data, raw_costs=raw)
 
