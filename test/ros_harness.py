@@ -16,10 +16,16 @@ from pathlib import Path
 
 import rclpy
 from rclpy.context import Context
-from rclpy.executors import SingleThreadedExecutor
+from rclpy.exceptions import InvalidHandle
+from rclpy.executors import ExternalShutdownException, ShutdownException, SingleThreadedExecutor
+from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
 
+from grid_planner.nodes.executor import MAX_INVALID_WAITS
+
 BIN_DIR = Path(sys.executable).parent
+# The longest wait of a ClientNode's spin, so that `close` ends it soon.
+CLIENT_WAIT_S = 0.1
 # What a node prints when its teardown hung and its deadline ended it (exit 0).
 STOP_DEADLINE = "the stop has not finished after"
 # What faulthandler prints when it ends a process whose Python threads could not run (exit 1).
@@ -97,14 +103,48 @@ def running(
 
 
 class ClientNode:
-    """An rclpy node in the test process, spun in a background thread."""
+    """An rclpy node in the test process, spun in a background thread.
+
+    A test that destroys a client it made while this thread builds its wait set makes rclpy
+    raise out of the wait: InvalidHandle for a service client, RCLError ("action client
+    pointer is invalid") for an ActionClient. rclpy's own `spin` then ends, silently in a
+    daemon thread, and every later call of the test module waits for answers nobody collects
+    (it did, after test_puzzle_action's burst of goals). Here that wait is retried instead,
+    as the nodes' executor does (`nodes.executor`), up to MAX_INVALID_WAITS in a row (a
+    millisecond apart).
+    """
 
     def __init__(self, name: str = "test_client", context: Context | None = None) -> None:
         self.node = Node(f"{name}_{uuid.uuid4().hex[:6]}", context=context)
         self.executor = SingleThreadedExecutor(context=context)
         self.executor.add_node(self.node)
-        self._thread = threading.Thread(target=self.executor.spin, daemon=True)
+        self._closing = threading.Event()
+        self._thread = threading.Thread(target=self._spin, daemon=True)
         self._thread.start()
+
+    def _spin(self) -> None:
+        executor = self.executor
+        failed = 0
+        while executor.context.ok() and not self._closing.is_set():
+            try:
+                executor.spin_once(timeout_sec=CLIENT_WAIT_S)
+            except (InvalidHandle, _rclpy.RCLError):
+                # An entity destroyed during the wait: the next wait leaves it out. An
+                # ActionClient is destroyed before it leaves the node's list, so the thread
+                # destroying it gets a moment to finish before the next wait.
+                failed += 1
+                if failed >= MAX_INVALID_WAITS:
+                    raise
+                time.sleep(0.001)
+                continue
+            except (ExternalShutdownException, ShutdownException):
+                return
+            failed = 0
+
+    @property
+    def spinning(self) -> bool:
+        """Whether the spin thread still runs."""
+        return self._thread.is_alive()
 
     def call(self, client, request, timeout: float = 30.0, attempts: int = 3):
         """Call a service and return its response (fails if it does not answer in time).
@@ -122,6 +162,7 @@ class ClientNode:
 
     def close(self) -> None:
         """Stop spinning and destroy the node."""
+        self._closing.set()
         self.executor.shutdown()
         self.node.destroy_node()
         self._thread.join(5.0)

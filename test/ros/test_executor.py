@@ -1,4 +1,5 @@
-"""The nodes' executor keeps spinning while callbacks destroy entities it is waiting on.
+"""The nodes' executor, and the tests' client node, keep spinning while entities they wait on
+are destroyed.
 
 Lifecycle transitions destroy the bond's publisher and subscription from a pool thread while
 the spinning thread builds its wait set; rclpy then raises InvalidHandle out of the wait. The
@@ -15,6 +16,10 @@ import time
 
 import pytest
 import rclpy
+from grid_planner_interfaces.action import SolvePuzzle as SolveAction
+from rcl_interfaces.srv import GetParameters
+from rclpy.action import ActionClient
+from ros_harness import ros_client
 from std_msgs.msg import String
 
 from grid_planner.nodes.executor import NodeExecutor
@@ -81,3 +86,38 @@ def test_entities_destroyed_while_the_executor_waits_do_not_end_the_spin(tiny_sw
     assert alive
     assert churned > 100
     assert ticks and ticks[-1] > ticks[0] + 0.8 * CHURN_S  # callbacks ran to the end
+
+
+def test_the_test_client_keeps_spinning_when_a_test_destroys_its_clients(tiny_switch_interval):
+    """The harness's ClientNode, whose spin ended when a test destroyed an ActionClient it
+    made (RCLError "action client pointer is invalid"; every later call of the module then
+    went unanswered), churned with service clients and ActionClients."""
+    stop = threading.Event()
+    churned = 0
+    with ros_client("client_churn") as client:
+        node = client.node
+        node.create_service(GetParameters, "churn_probe", lambda _request, response: response)
+
+        def churn() -> None:
+            nonlocal churned
+            while not stop.is_set():
+                made = [node.create_client(GetParameters, f"churn_{i}") for i in range(3)]
+                action = ActionClient(node, SolveAction, "churn_action")
+                for made_client in made:
+                    node.destroy_client(made_client)
+                action.destroy()
+                churned += 1
+                time.sleep(0.01)  # a test destroying what it made, not an endless stream
+
+        churner = threading.Thread(target=churn)
+        churner.start()
+        try:
+            time.sleep(CHURN_S)
+        finally:
+            stop.set()
+            churner.join(10.0)
+        assert client.spinning, f"the spin ended after {churned} churns"
+        assert churned > 50
+        probe = node.create_client(GetParameters, "churn_probe")
+        assert isinstance(client.call(probe, GetParameters.Request(), timeout=10.0),
+                          GetParameters.Response)
