@@ -21,7 +21,7 @@ from rclpy.executors import ExternalShutdownException, ShutdownException, Single
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
 
-from grid_planner.nodes.executor import MAX_INVALID_WAITS
+from grid_planner.nodes.executor import INVALID_WAIT_PAUSE_S, MAX_INVALID_WAITS
 
 BIN_DIR = Path(sys.executable).parent
 # The longest wait of a ClientNode's spin, so that `close` ends it soon.
@@ -110,8 +110,8 @@ class ClientNode:
     pointer is invalid") for an ActionClient. rclpy's own `spin` then ends, silently in a
     daemon thread, and every later call of the test module waits for answers nobody collects
     (it did, after test_puzzle_action's burst of goals). Here that wait is retried instead,
-    as the nodes' executor does (`nodes.executor`), up to MAX_INVALID_WAITS in a row (a
-    millisecond apart).
+    as the nodes' executor does (`nodes.executor`), up to MAX_INVALID_WAITS in a row
+    (INVALID_WAIT_PAUSE_S apart).
     """
 
     def __init__(self, name: str = "test_client", context: Context | None = None) -> None:
@@ -135,7 +135,7 @@ class ClientNode:
                 failed += 1
                 if failed >= MAX_INVALID_WAITS:
                     raise
-                time.sleep(0.001)
+                time.sleep(INVALID_WAIT_PAUSE_S)
                 continue
             except (ExternalShutdownException, ShutdownException):
                 return

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import threading
+import time
 from collections.abc import Callable
 
 import rclpy
@@ -15,10 +16,13 @@ from rclpy.executors import (
     ShutdownException,
     TimeoutException,
 )
+from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.task import Future, Task
 
 # Waits in a row that may end on a destroyed entity before the spin gives up (see NodeExecutor).
 MAX_INVALID_WAITS = 100
+# The pause after such a wait: the destroying thread's moment to take the entity off its node.
+INVALID_WAIT_PAUSE_S = 0.001
 
 
 def _never() -> bool:
@@ -36,10 +40,12 @@ class NodeExecutor(Executor):
       took is answered through a service that still exists (the nodes have cancelled their
       work by then, so these callbacks end quickly); requests not yet taken stay untaken;
     - an entity that a callback destroys while this thread builds the wait set (lifecycle
-      transitions destroy the bond's publisher and subscription) makes rclpy raise
-      InvalidHandle from the wait; that wait ends and the next one leaves the entity out.
-      Only a run of MAX_INVALID_WAITS such waits in a row (an entity destroyed but still
-      listed: a bug, not a race) is raised, rather than spinning on it.
+      transitions destroy the bond's publisher and subscription, and cleanup the action
+      server) makes rclpy raise from the wait: InvalidHandle, or RCLError ("action server
+      pointer is invalid") for an action server, which rclpy destroys before it takes it off
+      the node. That wait ends, and the next one, INVALID_WAIT_PAUSE_S later, leaves the
+      entity out. Only a run of MAX_INVALID_WAITS such waits in a row (an entity destroyed but
+      still listed: a bug, not a race) is raised, rather than spinning on it.
     """
 
     def __init__(self, num_threads: int, stop: Callable[[], bool]) -> None:
@@ -72,10 +78,11 @@ class NodeExecutor(Executor):
     def _spin_once_impl(self, timeout_sec: float | None, condition: Callable[[], bool]) -> None:
         try:
             handler, _entity, _node = self.wait_for_ready_callbacks(timeout_sec, None, condition)
-        except InvalidHandle:
+        except (InvalidHandle, _rclpy.RCLError):
             self._invalid_waits += 1
             if self._invalid_waits >= MAX_INVALID_WAITS:
                 raise
+            time.sleep(INVALID_WAIT_PAUSE_S)
             return
         except (
             ConditionReachedException, ExternalShutdownException, ShutdownException,

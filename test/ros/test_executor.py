@@ -1,11 +1,12 @@
 """The nodes' executor, and the tests' client node, keep spinning while entities they wait on
 are destroyed.
 
-Lifecycle transitions destroy the bond's publisher and subscription from a pool thread while
-the spinning thread builds its wait set; rclpy then raises InvalidHandle out of the wait. The
-race is a few instructions wide, so the test widens it: Python switches threads every
-microsecond and a thread creates and destroys publishers (each with its QoS event handler, a
-waitable) as fast as it can.
+Lifecycle transitions destroy the bond's publisher and subscription, and cleanup the action
+server, from a pool thread while the spinning thread builds its wait set; rclpy then raises
+InvalidHandle (or RCLError, for an action server) out of the wait. The race is a few
+instructions wide, so the tests widen it: Python switches threads every microsecond and a
+thread creates and destroys publishers (each with its QoS event handler, a waitable) or action
+servers as fast as it can.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Callable
 
 import pytest
 import rclpy
 from grid_planner_interfaces.action import SolvePuzzle as SolveAction
 from rcl_interfaces.srv import GetParameters
-from rclpy.action import ActionClient
+from rclpy.action import ActionClient, ActionServer
+from rclpy.node import Node
 from ros_harness import ros_client
 from std_msgs.msg import String
 
@@ -37,11 +40,14 @@ def tiny_switch_interval():
     sys.setswitchinterval(before)
 
 
-def test_entities_destroyed_while_the_executor_waits_do_not_end_the_spin(tiny_switch_interval):
+def _spin_while_churning(name: str, churn_once: Callable[[Node], None]) -> None:
+    """A NodeExecutor spins a node with a 1 ms timer for CHURN_S while another thread calls
+    `churn_once(node)` (which creates and destroys entities) as fast as it can; the spin must
+    last, and the timer tick to the end."""
     owns_context = not rclpy.ok()
     if owns_context:
         rclpy.init()
-    node = rclpy.create_node("executor_churn")
+    node = rclpy.create_node(name)
     stop = threading.Event()
     ticks: list[float] = []
     churned = 0
@@ -49,9 +55,7 @@ def test_entities_destroyed_while_the_executor_waits_do_not_end_the_spin(tiny_sw
     def churn() -> None:
         nonlocal churned
         while not stop.is_set():
-            publishers = [node.create_publisher(String, f"churn_{i}", 10) for i in range(5)]
-            for publisher in publishers:
-                node.destroy_publisher(publisher)
+            churn_once(node)
             churned += 1
 
     executor = NodeExecutor(2, stop.is_set)
@@ -86,6 +90,30 @@ def test_entities_destroyed_while_the_executor_waits_do_not_end_the_spin(tiny_sw
     assert alive
     assert churned > 100
     assert ticks and ticks[-1] > ticks[0] + 0.8 * CHURN_S  # callbacks ran to the end
+
+
+def _publishers(node: Node) -> None:
+    publishers = [node.create_publisher(String, f"churn_{i}", 10) for i in range(5)]
+    for publisher in publishers:
+        node.destroy_publisher(publisher)
+
+
+def _action_server(node: Node) -> None:
+    ActionServer(node, SolveAction, "churn_action", lambda _goal: SolveAction.Result()).destroy()
+
+
+def test_entities_destroyed_while_the_executor_waits_do_not_end_the_spin(tiny_switch_interval):
+    """Publishers (InvalidHandle from the wait), as the bond's are destroyed."""
+    _spin_while_churning("executor_churn", _publishers)
+
+
+def test_an_action_server_destroyed_while_the_executor_waits_does_not_end_the_spin(
+    tiny_switch_interval,
+):
+    """An action server, as cleanup destroys compute_path_to_pose's: rclpy raises RCLError
+    ("action server pointer is invalid") from the wait, which ended the spin, and with it the
+    node, within a few churns before the executor retried it."""
+    _spin_while_churning("executor_action_churn", _action_server)
 
 
 def test_the_test_client_keeps_spinning_when_a_test_destroys_its_clients(tiny_switch_interval):
