@@ -61,7 +61,7 @@ def _pair(pairs: list[dict], scenario: str, ours: str, theirs: str) -> dict | No
     return None
 
 
-def _paired(pair: dict, speedup: bool) -> tuple[float, str]:
+def paired_text(pair: dict, speedup: bool) -> tuple[float, str]:
     """A pair's median ratio (theirs / ours when `speedup`, else ours / theirs) and its text:
     the median, the spread over the rounds, and the median times."""
     ratios = sorted(1.0 / r if speedup else r for r in pair["ratios"])
@@ -83,7 +83,7 @@ def _against_c(rows: list[dict], pairs: list[dict], scenario: str, label: str, o
     expanded = f"expanded {mine['expanded']:,} vs {reference['expanded']:,}"
     pair = _pair(pairs, scenario, ours, theirs)
     if pair is not None:
-        ratio, measured = _paired(pair, speedup=False)
+        ratio, measured = paired_text(pair, speedup=False)
         measured = f"{measured}; {expanded}"
     else:
         ratio = mine["search_s"] / reference["search_s"]
@@ -116,14 +116,14 @@ def _against_pyastar2d(rows: list[dict], pairs: list[dict], scenario: str, label
         return _verdict(name, target, None, why)
     pair = _pair(pairs, scenario, "project_astar8_costs", "pyastar2d_8_costs")
     if pair is not None:
-        speedup, measured = _paired(pair, speedup=True)
+        speedup, measured = paired_text(pair, speedup=True)
     else:
         speedup = theirs["warm_s"] / mine["warm_s"]
         measured = (f"{speedup:.2f}x unpaired ({mine['warm_s'] * 1e3:,.1f} vs "
                     f"{theirs['warm_s'] * 1e3:,.1f} ms)")
     same_problem = _pair(pairs, scenario, "project_astar4_costs", "pyastar2d_4_costs")
     if same_problem is not None:
-        measured += f"; the same problem, 4-connected: {_paired(same_problem, speedup=True)[1]}"
+        measured += f"; the same problem, 4-connected: {paired_text(same_problem, speedup=True)[1]}"
     return _verdict(name, target, speedup > 1.0, measured)
 
 

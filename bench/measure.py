@@ -70,6 +70,14 @@ def timed(function: Callable[[], object]) -> tuple[float, object]:
     return time.perf_counter() - began, value
 
 
+def paired_summary(answer: dict) -> dict:
+    """A paired measurement (`ours_s`, `theirs_s`: one time per round) with its per-round
+    ratios (ours / theirs) and their median."""
+    ratios = [ours / theirs for ours, theirs in zip(answer["ours_s"], answer["theirs_s"],
+                                                     strict=True)]
+    return {**answer, "ratios": ratios, "ratio": statistics.median(ratios)}
+
+
 def repeat_timings(
     function: Callable[[], object], repeats: int, budget_s: float, min_runs: int = 1
 ) -> list[float]:

@@ -23,7 +23,7 @@ from pathlib import Path
 import scenarios
 from grid_planners import PLANNERS, project_warm_up
 from grid_targets import SPEED_MAPS
-from measure import run_worker, timed, worker_reply
+from measure import paired_summary, run_worker, timed, worker_reply
 
 ROUNDS = 5
 BLOCK = 3
@@ -78,13 +78,6 @@ def worker(spec: dict) -> dict:
     return {"ours_s": medians[0], "theirs_s": medians[1], "block": block}
 
 
-def summary(answer: dict) -> dict:
-    """A pair's answer with its per-round ratios (ours / theirs) and their median."""
-    ratios = [ours / theirs for ours, theirs in zip(answer["ours_s"], answer["theirs_s"],
-                                                     strict=True)]
-    return {**answer, "ratios": ratios, "ratio": statistics.median(ratios)}
-
-
 def run(saved: dict[str, Path], rows: list[dict], quick: bool, log=print) -> list[dict]:
     """Every pair whose scenario was saved in this run (`saved`: name -> file) and whose two
     planners gave rows without a skip or an error."""
@@ -104,7 +97,7 @@ def run(saved: dict[str, Path], rows: list[dict], quick: bool, log=print) -> lis
             found.append({**entry, "error": answer["error"]})
             log(f"  paired {pair.scenario} {pair.ours} / {pair.theirs}: {answer['error']}")
             continue
-        found.append({**entry, **summary(answer)})
+        found.append({**entry, **paired_summary(answer)})
         ratios = ", ".join(f"{ratio:.2f}" for ratio in found[-1]["ratios"])
         log(f"  paired {pair.scenario:<14} {pair.ours} / {pair.theirs}: {ratios}")
     return found

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import puzzle_sets
-from measure import PeakMemory, median_or_none, run_worker, timed, worker_reply
+from measure import PeakMemory, median_or_none, paired_summary, run_worker, timed, worker_reply
 from puzzle_planners import (
     SLIDINGPUZZLE,
     TEXTBOOK,
@@ -44,6 +44,10 @@ QUICK_KORF_COUNT = 3
 FULL_ALGORITHMS = ("astar", "idastar")
 QUICK_ALGORITHMS = ("idastar",)  # --quick checks each heuristic once
 WORKER_TIMEOUT_S = 1800.0
+# The speed target's pairing: rounds, and passes of the project's (fast) solver per round.
+PAIRED_ROUNDS = 5
+QUICK_PAIRED_ROUNDS = 2
+PAIRED_BLOCK = 3
 # Where the project's solver caches its pattern databases (grid_planner.puzzle.tables.store).
 CACHE_ENV = "GRID_PLANNER_CACHE_DIR"
 
@@ -63,6 +67,8 @@ def worker(spec: dict) -> dict:
     `budget_s` limits each solve (the project's solver only); once `total_s` seconds have
     been spent the remaining boards are left out (reported as not attempted).
     """
+    if "theirs" in spec:
+        return paired_worker(spec)
     solver = solver_from_spec(spec["solver"])
     load_s = load_kernels(solver)
     solve = solver.make(spec.get("budget_s"))
@@ -86,6 +92,32 @@ def worker(spec: dict) -> dict:
                             "seconds": statistics.median(samples)})
     return {"load_s": load_s, "setup_s": setup_s, "boards": results,
             "peak_mb": memory.megabytes}
+
+
+def paired_worker(spec: dict) -> dict:
+    """The solvers `spec["ours"]` and `spec["theirs"]` on the same boards in alternating
+    rounds (this process), the order swapped every round: a round times the whole set once for
+    `theirs` and, for `ours`, the median of `spec["block"]` passes. Set-up (a one-move board
+    each) comes first and is not timed."""
+    solvers = [solver_from_spec(spec["ours"]), solver_from_spec(spec["theirs"])]
+    solves = []
+    for solver in solvers:
+        load_kernels(solver)
+        solves.append(solver.make(None))
+    boards = [tuple(board) for board in spec["boards"]]
+    for solve in solves:
+        solve(_one_move_board(round(len(boards[0]) ** 0.5)))
+
+    def whole_set(solve) -> float:
+        return sum(timed(lambda board=board: solve(board))[0] for board in boards)
+
+    totals: list[list[float]] = [[], []]
+    for round_number in range(spec["rounds"]):
+        for which in (0, 1) if round_number % 2 == 0 else (1, 0):
+            passes = spec["block"] if which == 0 else 1
+            totals[which].append(statistics.median(whole_set(solves[which])
+                                                   for _ in range(passes)))
+    return {"ours_s": totals[0], "theirs_s": totals[1], "block": spec["block"]}
 
 
 # --- summaries --------------------------------------------------------------------------------
@@ -138,6 +170,37 @@ def _add_ratios(rows: list[dict]) -> None:
             if own["attempted"]
         )
         row["speedup_vs_textbook"] = same / row["total_s"] if row["total_s"] else None
+
+
+def best_project_row(puzzle_set: dict) -> dict | None:
+    """The fastest project configuration (by total time) that solved every board optimally."""
+    rows = [r for r in puzzle_set["rows"] if r["kind"] == "project" and r.get("total_s")
+            and r["solved"] == r["boards"] and not r["wrong_length"]]
+    return min(rows, key=lambda r: r["total_s"], default=None)
+
+
+def _paired_with_textbook(puzzle_set: dict, boards: list, solvers: list, rounds: int,
+                          log) -> dict | None:
+    """The set's fastest project row and the textbook A* timed again on `boards` in one worker,
+    in alternating rounds (`paired_worker`); None when either has no clean row."""
+    best = best_project_row(puzzle_set)
+    ours = next((s for s in solvers if best is not None and s.name == best["solver"]), None)
+    textbook = next((r for r in puzzle_set["rows"] if r["solver"] == TEXTBOOK.name), None)
+    if ours is None or textbook is None or "per_board" not in textbook:
+        return None
+    answer = run_worker(
+        Path(__file__), {"ours": ours.spec(), "theirs": TEXTBOOK.spec(), "boards": boards,
+                         "rounds": rounds, "block": PAIRED_BLOCK},
+        WORKER_TIMEOUT_S,
+    )
+    entry = {"ours": ours.name, "theirs": TEXTBOOK.name}
+    if "error" in answer:
+        log(f"  paired     {ours.name} / {TEXTBOOK.name}: {answer['error']}")
+        return {**entry, "error": answer["error"]}
+    found = {**entry, **paired_summary(answer)}
+    ratios = ", ".join(f"{1.0 / ratio:.1f}" for ratio in found["ratios"])
+    log(f"  paired     {TEXTBOOK.name} / {ours.name}: {ratios}")
+    return found
 
 
 def _run_set(
@@ -264,9 +327,11 @@ def run(quick: bool, korf_budget_s: float, korf_total_s: float, log=print) -> di
         _run_set(f"random{random_count}", boards, None, solvers, log,
                  QUICK_PEER_RANDOM_COUNT if quick else PEER_RANDOM_COUNT),
     ]
+    paired = _paired_with_textbook(sets[1], boards, solvers,
+                                   QUICK_PAIRED_ROUNDS if quick else PAIRED_ROUNDS, log)
     korf = _korf(quick, korf_budget_s, korf_total_s, log)
     builds = [] if quick else _cold_table_builds(log)  # seconds each: full runs only
-    return {"sets": sets, "korf100": korf, "table_builds": builds, "seed": SEED,
+    return {"sets": sets, "paired": paired, "korf100": korf, "table_builds": builds, "seed": SEED,
             "seconds": time.perf_counter() - began}
 
 
