@@ -50,10 +50,11 @@ class CostLayers(NamedTuple):
     kernels' layout; `raw`: the raw cost of every cell (uint8), None for `uniform`;
     `margin`: how many cells around a cell its result depends on. `lethal`,
     `inflated` and `clearance` are None when left out (`cost_layers` and patches leave them
-    out): the grid derives them from `free` and `padded` on first use.
+    out): the grid derives them from `free` and `padded` on first use; `obstacle` is None when
+    a patch leaves it out (the grid makes it on first use, see `PlanningGrid.obstacle_mask`).
     """
 
-    obstacle: np.ndarray
+    obstacle: np.ndarray | None
     lethal: np.ndarray | None
     inflated: np.ndarray | None
     free: np.ndarray
@@ -88,12 +89,12 @@ def cost_layers(
     radius_limit = radius_limit_cells2(robot_radius, resolution)
     if cost_model == "costmap":
         raw = raw_costs if raw_costs is not None else costmap_raw(values)
-        obstacle = raw == LETHAL
+        obstacle = obstacle_layer(values, cost_model, occupied_threshold, raw)
         unknown = raw == NO_INFORMATION
         scan = max(math.isqrt(math.floor(radius_limit)), COSTMAP_BAND_SCAN_CELLS)
     else:
         raw = None
-        obstacle = obstacle_cells(values, occupied_threshold)
+        obstacle = obstacle_layer(values, cost_model, occupied_threshold, raw)
         unknown = unknown_cells(values)
         limit = radius_limit
         if cost_model == "inflation":
@@ -115,6 +116,16 @@ def cost_layers(
         raw = costs
     clock.lap("layers")
     return CostLayers(obstacle, None, None, free, None, padded, raw, scan)
+
+
+def obstacle_layer(
+    values: np.ndarray, cost_model: str, occupied_threshold: int, raw: np.ndarray | None
+) -> np.ndarray:
+    """The cells that inflate: lethal raw costs (`raw`) for a costmap, else the occupancy
+    obstacles (`occupancy.obstacle_cells`)."""
+    if cost_model == "costmap":
+        return raw == LETHAL
+    return obstacle_cells(values, occupied_threshold)
 
 
 def keys_dtype(cost_model: str, scan: int, radius_limit: float) -> type[np.unsignedinteger]:

@@ -2,13 +2,14 @@
 
 A costmap publisher sends one full map and then patches (map_msgs/OccupancyGridUpdate: a
 window's corner, size and values; nav2_msgs/CostmapUpdate: the same in raw costs).
-`patch_grid` recomputes only the window plus the grid's `margin` around it (every cell's
-layers depend only on the values within `margin` cells, see `layers`), reading the values
-another `margin` further out, and copies the rest. The result is a new grid: one already
-handed to a running plan never changes under it. The component labels are kept when the patch
-changed no cell between free and blocked, and are otherwise made again on first use (from the
-earlier labels and the changed region when it tells, see `components.patch_labels`), so they
-are never stale. A patch that does not fit the map is refused (`PatchError`, naming the
+`patch_grid` recomputes only the window plus the grid's `margin` around it (every cell's layers
+depend only on the values within `margin` cells, see `layers`), reading the values another
+`margin` further out, and copies the rest of what a plan reads; the obstacle cells, which only
+smoothing and pictures read, are spliced in when first asked for. The result is a new grid: one
+already handed to a running plan never changes under it. The component labels are kept when the
+patch changed no cell between free and blocked, and are otherwise made again on first use (from
+the earlier labels and the changed region when it tells, see `components.patch_labels`), so
+they are never stale. A patch that does not fit the map is refused (`PatchError`, naming the
 reason) before anything changes. `regrid` treats a full map that differs from the grid's in a
 small box (or not at all: a costmap sent again) as such a patch.
 """
@@ -214,8 +215,7 @@ def _prepare_again(
         return merged
 
     layers = CostLayers(
-        spliced(grid.obstacle_mask, part.obstacle), None, None,
-        spliced(grid.free_mask, part.free), None,
+        None, None, None, spliced(grid.free_mask, part.free), None,
         spliced_padded(grid.padded_keys, part.padded),
         spliced(grid.raw_costs, part.raw) if part.raw is not None else None, margin,
     )
@@ -224,5 +224,9 @@ def _prepare_again(
     after = layers.free.reshape(height, width)[region]
     same_free = bool(np.array_equal(before, after))
     patched = grid.with_layers(occupancy, layers, None if same_free else (top, bottom, left, right))
+    obstacle = grid.made("obstacle_mask")
+    if obstacle is not None:
+        # Spliced only when a smoothed plan or a picture asks: a plan reads `padded_keys`.
+        patched.obstacle_source = lambda: spliced(obstacle, part.obstacle)
     clock.lap("components")
     return patched

@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 import math
 import threading
+from collections.abc import Callable
 
 import numpy as np
 
@@ -32,7 +33,7 @@ from .costs import (
     step_cost_tables,
 )
 from .kernels import LETHAL_KEY, SearchBuffers, decode_keys, free_key, unpadded
-from .layers import CostLayers, cost_layers
+from .layers import CostLayers, cost_layers, obstacle_layer
 from .occupancy import OccupancyMap
 from .sweep import SweepMasks, sweep_masks
 from .timing import StageClock
@@ -156,7 +157,6 @@ class PlanningGrid(CellGraph):
         for array in layers:
             if isinstance(array, np.ndarray):
                 array.setflags(write=False)
-        self.obstacle_mask = layers.obstacle
         self.free_mask = free
         self.padded_keys = layers.padded
         self.free_key = free_key(layers.padded.dtype)
@@ -165,8 +165,11 @@ class PlanningGrid(CellGraph):
         self._lazy_lock = threading.RLock()  # derived arrays read others
         # Derived from the arrays above when the layers leave them out (a patch does).
         self._derived = {name: array for name, array in (
-            ("lethal_mask", layers.lethal), ("inflated_mask", layers.inflated),
-            ("clearance", layers.clearance)) if array is not None}
+            ("obstacle_mask", layers.obstacle), ("lethal_mask", layers.lethal),
+            ("inflated_mask", layers.inflated), ("clearance", layers.clearance))
+            if array is not None}
+        # How `obstacle_mask` is made when the layers leave it out (None: from the map).
+        self.obstacle_source: Callable[[], np.ndarray] | None = None
         # The least raw cost a step may enter (never a lethal cell): it bounds the heuristic.
         self.least_raw_cost = 0
         if raw is not None:
@@ -195,6 +198,23 @@ class PlanningGrid(CellGraph):
                     array.setflags(write=False)
                     self._derived[name] = array
         return array
+
+    def made(self, name: str) -> np.ndarray | None:
+        """The lazily made array `name` (e.g. "obstacle_mask") if it has been made, else None;
+        makes nothing."""
+        return self._derived.get(name)
+
+    @property
+    def obstacle_mask(self) -> np.ndarray:
+        """The obstacle cells (see the module doc): the ones that inflate, and that smoothed
+        paths keep `robot_radius` from. A patched grid makes them on first use, by
+        `obstacle_source` when the patch left one (its grid's mask with the window spliced in),
+        else from the map: a plan reads `padded_keys`, so patches spare the copy."""
+        mask = self._derived_array("obstacle_mask", self.obstacle_source or (
+            lambda: obstacle_layer(self.map.data, self.cost_model, self.occupied_threshold,
+                                   self.raw_costs)))
+        self.obstacle_source = None  # made: the earlier grid's mask it holds can go
+        return mask
 
     @property
     def clearance(self) -> np.ndarray:

@@ -114,15 +114,21 @@ def assert_same_grid(patched: PlanningGrid, scratch: PlanningGrid) -> None:
                 scratch.reachable_components(cell, connectivity)
 
 
-@given(maps_and_patches(), st.booleans())
+@given(maps_and_patches(), st.booleans(), st.booleans())
 @settings(max_examples=150, deadline=None)
-def test_a_patched_grid_equals_the_grid_built_on_the_patched_map(case, labelled_first):
+def test_a_patched_grid_equals_the_grid_built_on_the_patched_map(
+    case, labelled_first, obstacles_first
+):
+    """Also when the labels, or the obstacles (which a patch splices in on first use where its
+    grid had made them, else makes from the map), were read before each patch."""
     occupancy, patches, grid_settings = case
     grid = PlanningGrid(occupancy, **grid_settings)
     patched_map = occupancy
     for patch in patches:
         if labelled_first:
             grid.component_labels  # noqa: B018 - kept or relabelled, never stale
+        if obstacles_first:
+            grid.obstacle_mask  # noqa: B018 - spliced or made, never stale
         grid = patch_grid(grid, patch)
         patched_map = patch_map(patched_map, patch)
     assert_same_grid(grid, PlanningGrid(patched_map, **grid_settings))
