@@ -69,3 +69,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if ROS_TESTS in item.path.parents:
             item.add_marker(pytest.mark.ros)
+
+
+@pytest.fixture
+def tiny_switch_interval():
+    """Python switches threads every microsecond during the test, which widens a race between
+    threads from a few instructions to one a test meets within seconds."""
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    yield
+    sys.setswitchinterval(before)

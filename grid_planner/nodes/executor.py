@@ -5,7 +5,7 @@ from __future__ import annotations
 import concurrent.futures
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import rclpy
 from rclpy.exceptions import InvalidHandle
@@ -55,7 +55,8 @@ class NodeExecutor(Executor):
             num_threads, thread_name_prefix="callback"
         )
         self._lock = threading.Lock()
-        self._running: set[concurrent.futures.Future] = set()
+        # Each callback handed to the pool and not yet ended, with the entity it serves.
+        self._running: dict[concurrent.futures.Future, object] = {}
         self._logger = rclpy.logging.get_logger("executor")
         self._invalid_waits = 0
 
@@ -77,7 +78,7 @@ class NodeExecutor(Executor):
 
     def _spin_once_impl(self, timeout_sec: float | None, condition: Callable[[], bool]) -> None:
         try:
-            handler, _entity, _node = self.wait_for_ready_callbacks(timeout_sec, None, condition)
+            handler, entity, _node = self.wait_for_ready_callbacks(timeout_sec, None, condition)
         except (InvalidHandle, _rclpy.RCLError):
             self._invalid_waits += 1
             if self._invalid_waits >= MAX_INVALID_WAITS:
@@ -92,7 +93,7 @@ class NodeExecutor(Executor):
         self._invalid_waits = 0
         with self._lock:
             running = self._pool.submit(self._run, handler)
-            self._running.add(running)
+            self._running[running] = entity
         running.add_done_callback(self._forget)
 
     def _run(self, handler: Task) -> None:
@@ -103,7 +104,17 @@ class NodeExecutor(Executor):
 
     def _forget(self, running: concurrent.futures.Future) -> None:
         with self._lock:
-            self._running.discard(running)
+            self._running.pop(running, None)
+
+    def callbacks_of(self, entities: Iterable[object]) -> list[concurrent.futures.Future]:
+        """The callbacks of `entities` (services, subscriptions, action servers, ...) handed to
+        the pool and not yet ended: a lifecycle cleanup waits for them before it destroys the
+        entities, so a request already taken is answered (rclpy sends a service's response
+        after its callback returns, and fails if the service was destroyed in between)."""
+        wanted = {id(entity) for entity in entities}
+        with self._lock:
+            return [running for running, entity in self._running.items()
+                    if id(entity) in wanted]
 
     def drain(self, timeout: float) -> bool:
         """Whether every callback handed to the pool ends within `timeout` seconds.

@@ -23,6 +23,7 @@ cleanup and shutdown to FINALIZED, so the bond is broken and every resource rele
 
 from __future__ import annotations
 
+import concurrent.futures
 import threading
 from collections.abc import Callable
 from typing import TypeVar
@@ -44,6 +45,7 @@ FAILURE = TransitionCallbackReturn.FAILURE
 # Executor threads the lifecycle services may hold (they share the node's default group).
 LIFECYCLE_THREADS = 1
 DEACTIVATE_WAIT_S = 2.0  # deactivation waits this long for cancelled requests to answer
+CLEANUP_WAIT_S = 2.0  # cleanup waits this long for callbacks at work on what it destroys
 
 LIFECYCLE_PARAMETERS = {
     "autostart_node": (True, "configure and activate at start-up; false: wait for a lifecycle "
@@ -129,10 +131,12 @@ class ManagedNode(LifecycleNode):
         return entity
 
     def _release(self) -> None:
-        """Run the subclass's cleanup, then destroy every kept entity."""
+        """Run the subclass's cleanup, then destroy every kept entity once the callbacks it
+        had already taken have answered (at most CLEANUP_WAIT_S)."""
         try:
             self.cleanup_resources()
         finally:
+            self._wait_for_callbacks_of(self._kept)
             while self._kept:
                 entity = self._kept.pop()
                 if isinstance(entity, LifecyclePublisher):
@@ -143,6 +147,20 @@ class ManagedNode(LifecycleNode):
                     self.destroy_service(entity)
                 else:  # an action server
                     entity.destroy()
+
+    def _wait_for_callbacks_of(self, entities: list[object]) -> None:
+        """Wait until the callbacks of `entities` running now have ended (the nodes' executor
+        tells which, `NodeExecutor.callbacks_of`; another executor does not, and nothing is
+        awaited), at most CLEANUP_WAIT_S."""
+        callbacks_of = getattr(self.executor, "callbacks_of", None)
+        if callbacks_of is None:
+            return
+        _done, running = concurrent.futures.wait(callbacks_of(entities), CLEANUP_WAIT_S)
+        if running:
+            self.get_logger().warning(
+                f"{len(running)} callback(s) still running after {CLEANUP_WAIT_S:.0f} s; "
+                "destroying their services and subscriptions anyway"
+            )
 
     # --- state --------------------------------------------------------------------------------
 

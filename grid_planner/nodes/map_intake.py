@@ -5,11 +5,13 @@ see `PlanningMap.replace`); a patch on `<map_topic>_updates` (see `map_input`) i
 as a `MapPatch`: a map_msgs/OccupancyGridUpdate's values, a nav2_msgs/CostmapUpdate's raw
 costs (kept exactly). A map or patch that does not fit is refused with the reason in the log
 and the map stays as it was. After either, the active goal's path is checked
-(`GoalReplanner`).
+(`GoalReplanner`). A lifecycle cleanup `close`s the intake before it releases the planners and
+forgets the map: a map callback still running then finishes first, and later ones do nothing.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Sequence
 
@@ -45,13 +47,19 @@ class MapIntake:
         self._maps = maps
         self._replanner = replanner
         self._planner_ids = planner_ids
+        # Held by a map callback while it works, and by `close`; `_open` says maps are wanted.
+        self._lock = threading.Lock()
+        self._open = False
 
     def _param(self, name: str):
         return self._node.get_parameter(name).value
 
     def _serving(self) -> Sequence[str] | None:
-        """The planner ids while maps are wanted, else None (stopping or released)."""
-        return None if self._node.shutting_down else self._planner_ids()
+        """The planner ids while maps are wanted, else None (closed, stopping or released);
+        called with the lock held."""
+        if not self._open or self._node.shutting_down:
+            return None
+        return self._planner_ids()
 
     def open(self, group: object) -> None:
         """Follow the map topic and its updates topic (callbacks in `group`, one at a time)."""
@@ -59,9 +67,21 @@ class MapIntake:
         node.keep(MapFollower(
             node, self._param("map_topic"), self.on_map, self.on_map_update, MAP_QOS, group
         ))
+        with self._lock:
+            self._open = True
+
+    def close(self) -> None:
+        """Take no more maps: waits for a map callback still at work (cleanup calls this before
+        it releases what the callbacks read)."""
+        with self._lock:
+            self._open = False
 
     def on_map(self, msg: object) -> None:
         """Use the map if it fits the limits; else log why and keep the previous one."""
+        with self._lock:
+            self._take_map(msg)
+
+    def _take_map(self, msg: object) -> None:
         planners = self._serving()
         if planners is None:
             return
@@ -92,8 +112,11 @@ class MapIntake:
 
     def on_map_update(self, msg: object) -> None:
         """Apply a partial update to the map and its grids; refuse a misfit with a WARN."""
-        planners = self._serving()
-        if planners is None:
+        with self._lock:
+            self._take_update(msg)
+
+    def _take_update(self, msg: object) -> None:
+        if self._serving() is None:
             return
         node = self._node
         timings: dict[str, float] = {}

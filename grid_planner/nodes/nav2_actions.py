@@ -25,11 +25,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from geometry_msgs.msg import Point, Pose, PoseStamped, Quaternion
-from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.action import CancelResponse, GoalResponse
 from rclpy.action.server import ServerGoalHandle
 from rclpy.callback_groups import ReentrantCallbackGroup
 from std_msgs.msg import Header
 
+from grid_planner.nodes.action_server import ReadyActionServer
 from grid_planner.nodes.conversions import path_message, seconds_to_duration
 from grid_planner.nodes.path_validity import check_path
 from grid_planner.nodes.plan_query import Codes, PlanAnswer, PlanQuery
@@ -92,7 +93,7 @@ class _Lane:
         self._goals: dict[bytes, _Goal] = {}
         self._current: _Goal | None = None
         result_timeout = max(1, round(node.get_parameter("action_server_result_timeout").value))
-        self.server = node.keep(ActionServer(
+        self.server = node.keep(ReadyActionServer(
             node, action_type, name, self._execute, callback_group=ReentrantCallbackGroup(),
             goal_callback=self._on_goal, handle_accepted_callback=self._on_accepted,
             cancel_callback=self._on_cancel, result_timeout=result_timeout,

@@ -193,6 +193,7 @@ class PlannerNode(ManagedNode):
 
     def cleanup_resources(self) -> None:
         """Stop the goal worker and the TF listener, forget the map, poses and planners."""
+        self._intake.close()
         self._poses.close()
         self._actions = None
         self._planners = None

@@ -19,10 +19,11 @@ import threading
 from typing import TYPE_CHECKING
 
 from grid_planner_interfaces.action import SolvePuzzle
-from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.action import CancelResponse, GoalResponse
 from rclpy.action.server import ServerGoalHandle
 from rclpy.callback_groups import ReentrantCallbackGroup
 
+from grid_planner.nodes.action_server import ReadyActionServer
 from grid_planner.nodes.qos import SERVICE_QOS
 from grid_planner.puzzle import PuzzleOutcome, PuzzleStatus, SolveProgress
 from grid_planner.puzzle.tables import running_builds
@@ -63,7 +64,7 @@ class SolveAction:
         # Its services keep every request, like the solve service: with rclpy's default
         # (the last 10) a burst of goals lost the older ones unanswered instead of queueing
         # them or answering BUSY.
-        self._server = ActionServer(
+        self._server = ReadyActionServer(
             node, SolvePuzzle, "solve_puzzle", execute_callback=self._execute,
             goal_callback=self._on_goal,
             cancel_callback=self._on_cancel, callback_group=ReentrantCallbackGroup(),

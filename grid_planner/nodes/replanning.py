@@ -102,7 +102,12 @@ class GoalReplanner:
         self._node = node
         self._poses = poses
         self._group = callback_group
+        # The timer and whether one is wanted, changed by activation and by parameter changes
+        # in their own threads: under the lock, so exactly one timer of the period set last
+        # runs while active, and none after `stop`.
+        self._lock = threading.Lock()
         self._timer = None
+        self._active = False
         self.path = GoalPath()
         node.add_post_set_parameters_callback(self._on_parameters_set)
 
@@ -132,22 +137,31 @@ class GoalReplanner:
         self._poses.plan_active_goal(why)
 
     def start(self) -> None:
-        """Replan periodically from now on, if `replan_period` > 0."""
+        """Replan periodically from now on (activation), if `replan_period` > 0."""
+        with self._lock:
+            self._active = True
+            self._restart()
+
+    def stop(self) -> None:
+        """No more periodic replanning (deactivation)."""
+        with self._lock:
+            self._active = False
+            self._restart()
+
+    def _restart(self) -> None:
+        """The timer the current period asks for while active, none otherwise (lock held)."""
+        if self._timer is not None:
+            self._node.destroy_timer(self._timer)
+            self._timer = None
         period = self._node.get_parameter("replan_period").value
-        if period > 0.0:
+        if self._active and period > 0.0:
             self._timer = self._node.create_timer(
                 period, lambda: self._poses.plan_active_goal("replan_period"),
                 callback_group=self._group,
             )
 
-    def stop(self) -> None:
-        """No more periodic replanning."""
-        if self._timer is not None:
-            self._node.destroy_timer(self._timer)
-            self._timer = None
-
     def _on_parameters_set(self, parameters: list) -> None:
         if any(p.name == "replan_period" for p in parameters):
-            self.stop()
-            if self._node.serving:
-                self.start()
+            with self._lock:
+                if self._active:
+                    self._restart()

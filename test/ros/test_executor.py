@@ -11,7 +11,6 @@ servers as fast as it can.
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -30,14 +29,6 @@ from grid_planner.nodes.executor import NodeExecutor
 pytestmark = pytest.mark.alone  # churns at full speed on a 1 us switch interval for 3 s
 
 CHURN_S = 3.0
-
-
-@pytest.fixture
-def tiny_switch_interval():
-    before = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    yield
-    sys.setswitchinterval(before)
 
 
 def _spin_while_churning(name: str, churn_once: Callable[[Node], None]) -> None:

@@ -1,0 +1,204 @@
+"""A lifecycle transition racing the nodes' own callbacks leaves their state whole and their
+requests answered: a map callback, or a service callback, still at work when cleanup starts; a
+parameter change during activation; a request as an action server is made (in-process nodes;
+Python switches threads every microsecond to widen races that a node meets only now and then)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+import rclpy
+from grid_planner_interfaces.action import SolvePuzzle as SolveAction
+from planner_harness import TUTORIAL
+from rcl_interfaces.srv import GetParameters
+from rclpy.action import ActionServer
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from ros_harness import ros_client
+
+from grid_planner.nodes.action_server import ReadyActionServer
+from grid_planner.nodes.conversions import map_to_msg
+from grid_planner.nodes.executor import NodeExecutor
+from grid_planner.nodes.lifecycle import SUCCESS, ManagedNode
+from grid_planner.nodes.planner_node import PlannerNode
+
+pytestmark = pytest.mark.alone  # a 1 us switch interval slows every thread of the session
+
+ROUNDS = 40
+# The replan timer race shows about once in 200 rounds: 2,000 (about 15 s) all but never miss it.
+REPLAN_ROUNDS = 2000
+
+
+@pytest.fixture
+def managed_planner():
+    """A planner_node waiting for lifecycle transitions, with no bond and no executor: the
+    test calls its transitions and callbacks itself."""
+    owns_context = not rclpy.ok()
+    if owns_context:
+        rclpy.init()
+    node = PlannerNode(namespace="/races", parameter_overrides=[
+        Parameter("autostart_node", value=False), Parameter("bond_heartbeat_period", value=0.0)])
+    yield node
+    node.destroy_node()
+    if owns_context:
+        rclpy.shutdown()
+
+
+def both_at_once(first, second) -> None:
+    """Run the two callables in two threads released together."""
+    barrier = threading.Barrier(2)
+
+    def run(call) -> None:
+        barrier.wait()
+        call()
+
+    threads = [threading.Thread(target=run, args=(call,)) for call in (first, second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def test_a_map_arriving_as_cleanup_starts_is_taken_whole_or_not_at_all(
+    managed_planner, tiny_switch_interval
+):
+    """Before the intake closed at cleanup, a map callback at work then read the planners
+    cleanup had just released (AttributeError on None) or stored its map after cleanup forgot
+    the map, so the next configuration started with a map nobody sent it."""
+    node = managed_planner
+    msg = map_to_msg(TUTORIAL, node.get_clock().now().to_msg())
+    errors: list[BaseException] = []
+    kept = 0
+
+    def on_map() -> None:
+        try:
+            node._intake.on_map(msg)  # the map subscription's callback
+        except Exception as error:
+            errors.append(error)
+
+    for _ in range(ROUNDS):
+        assert node.trigger_configure() == SUCCESS
+        both_at_once(on_map, node.trigger_cleanup)
+        assert node.lifecycle_state == "unconfigured"
+        if node.has_map:
+            kept += 1
+            node._maps.clear()
+    assert not errors, f"{len(errors)} of {ROUNDS} map callbacks failed: {errors[0]!r}"
+    assert kept == 0, f"cleanup left the map in place in {kept} of {ROUNDS} rounds"
+
+
+class SlowService(ManagedNode):
+    """A managed node with one kept service whose callback waits for `release`."""
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self.release = threading.Event()
+        super().__init__("slow_service", parameter_overrides=[
+            Parameter("autostart_node", value=False),
+            Parameter("bond_heartbeat_period", value=0.0)])
+
+    def configure_resources(self) -> None:
+        self.keep(self.create_service(GetParameters, "slow", self._answer))
+
+    def _answer(self, _request, response):
+        self.started.set()
+        self.release.wait(10.0)
+        return response
+
+
+def test_cleanup_lets_a_request_already_taken_be_answered():
+    """Cleanup destroyed the services at once, so a request whose callback was at work (a
+    refusal being written, say) lost its answer: rclpy sends the response after the callback
+    returns, and raised InvalidHandle there. Now cleanup waits for such callbacks first."""
+    with ros_client("slow_client") as client:
+        node = SlowService()
+        stop = threading.Event()
+        executor = NodeExecutor(4, stop.is_set)
+        executor.add_node(node)
+        spinner = threading.Thread(target=executor.spin_until_stopped)
+        spinner.start()
+        try:
+            assert node.trigger_configure() == SUCCESS
+            service = client.node.create_client(GetParameters, "slow")
+            assert service.wait_for_service(10.0)
+            answer = service.call_async(GetParameters.Request())
+            assert node.started.wait(10.0)
+            cleanup = threading.Thread(target=node.trigger_cleanup)
+            cleanup.start()
+            time.sleep(0.3)  # cleanup is under way: it waits, or has destroyed the service
+            node.release.set()
+            cleanup.join(10.0)
+            assert node.lifecycle_state == "unconfigured"
+            deadline = time.monotonic() + 5.0
+            while not answer.done() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert answer.done(), "the request taken before cleanup was never answered"
+            assert all(kept.srv_name != "/slow" for kept in node.services)  # destroyed after
+        finally:
+            node.release.set()
+            stop.set()
+            executor.wake()
+            spinner.join(10.0)
+            executor.drain(5.0)
+            executor.shutdown(timeout_sec=0.0)
+            node.destroy_node()
+
+
+def test_replan_period_set_as_the_planner_activates_leaves_one_timer_of_that_period(
+    managed_planner, tiny_switch_interval
+):
+    """Activation and a replan_period change each made or destroyed the replan timer in their
+    own thread: about one round in 200 ended active with no replan timer (the period not kept)
+    or with two (one left ticking after deactivation)."""
+    node = managed_planner
+    node.set_parameters([Parameter("replan_period", value=0.0)])
+    assert node.trigger_configure() == SUCCESS
+    configured = set(node.timers)  # the map follower's
+
+    def replan_timers() -> list:
+        return [timer for timer in node.timers if timer not in configured]
+
+    failures = []
+    for round_number in range(REPLAN_ROUNDS):
+        period = 0.5 + 0.1 * (round_number % 3)
+        both_at_once(node.trigger_activate,
+                     lambda period=period: node.set_parameters(
+                         [Parameter("replan_period", value=period)]))
+        timers = replan_timers()
+        if [timer.timer_period_ns for timer in timers] != [round(period * 1e9)]:
+            failures.append(f"round {round_number}: {len(timers)} replan timer(s) while active")
+        node.trigger_deactivate()
+        if replan_timers():
+            failures.append(f"round {round_number}: a replan timer left after deactivation")
+        for timer in replan_timers():
+            node.destroy_timer(timer)
+        node.set_parameters([Parameter("replan_period", value=0.0)])
+    assert not failures, f"{len(failures)} of {REPLAN_ROUNDS} rounds: {failures[:3]}"
+
+
+def test_an_action_server_can_answer_from_the_moment_it_joins_its_node():
+    """rclpy's ActionServer joins its node before it has the logger its request handlers use:
+    a goal request taken in between (a client of the server of an earlier configuration) failed
+    with AttributeError, unanswered. The nodes' ReadyActionServer has it first."""
+    owns_context = not rclpy.ok()
+    if owns_context:
+        rclpy.init()
+    ready_when_added: list[bool] = []
+
+    class Watching(Node):
+        def add_waitable(self, waitable) -> None:
+            if isinstance(waitable, ActionServer):
+                ready_when_added.append(hasattr(waitable, "_logger"))
+            super().add_waitable(waitable)
+
+    node = Watching("watching_action_servers")
+    try:
+        for server_class in (ActionServer, ReadyActionServer):
+            server_class(node, SolveAction, "ready_probe", lambda _goal: SolveAction.Result())
+    finally:
+        node.destroy_node()
+        if owns_context:
+            rclpy.shutdown()
+    assert ready_when_added == [False, True]  # rclpy's own, then the nodes'
