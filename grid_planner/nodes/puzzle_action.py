@@ -55,7 +55,8 @@ def fill_answer(outcome: PuzzleOutcome, answer) -> None:
 
 
 class SolveAction:
-    """The action server and the cancel events of the goals it runs."""
+    """The solve_puzzle action: its server (kept by the node) and the cancel events of the goals
+    it runs."""
 
     def __init__(self, node: PuzzleNode) -> None:
         self._node = node
@@ -64,17 +65,14 @@ class SolveAction:
         # Its services keep every request, like the solve service: with rclpy's default
         # (the last 10) a burst of goals lost the older ones unanswered instead of queueing
         # them or answering BUSY.
-        self._server = ReadyActionServer(
+        # Kept by the node, so cleanup destroys it once its running callbacks have answered.
+        node.keep(ReadyActionServer(
             node, SolvePuzzle, "solve_puzzle", execute_callback=self._execute,
             goal_callback=self._on_goal,
             cancel_callback=self._on_cancel, callback_group=ReentrantCallbackGroup(),
             goal_service_qos_profile=SERVICE_QOS, result_service_qos_profile=SERVICE_QOS,
             cancel_service_qos_profile=SERVICE_QOS,
-        )
-
-    def destroy(self) -> None:
-        """Destroy the action server (the node is going)."""
-        self._server.destroy()
+        ))
 
     def _on_goal(self, _goal) -> GoalResponse:
         """Accept goals while the node serves; reject them, saying why, while it does not."""

@@ -145,7 +145,7 @@ class PuzzleNode(ManagedNode):
             SolvePuzzle, "solve_puzzle", self._on_solve, qos_profile=SERVICE_QOS,
             callback_group=ReentrantCallbackGroup(),
         ))
-        self.keep(serve_solve_action(self))
+        serve_solve_action(self)
         add_listener(self._on_build)
         self._tables_stop = threading.Event()
         prepared = threading.Event()
