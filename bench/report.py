@@ -358,7 +358,7 @@ def markdown(results: dict) -> str:
         "",
         "## How to run",
         "",
-        "`make bench` (about 9 minutes on 2 cores; up to 14 when Korf instances run into "
+        "`make bench` (about 12 minutes on 2 cores; up to 17 when Korf instances run into "
         "their time limit) or, from the repository root, "
         "`.venv/bin/python bench/run_all.py [--quick] [--korf-budget S] [--korf-total S]`; "
         "`PYTHONPATH=.` in front measures the working tree instead of the installed package. "
