@@ -203,8 +203,10 @@ def search_frames(
         frame = Image.new("RGB", (total_width, frame_height), BACKGROUND_RGB)
         draw = ImageDraw.Draw(frame)
         # A bar along the bottom grows every frame, so no two frames are alike (a GIF writer
-        # merges equal ones) and the viewer sees how far the animation is.
-        bar = round(total_width * index / (frames - 1))
+        # merges equal ones) and the viewer sees how far the animation is. Its last pixel runs
+        # from 0 to the frame's last column, at least a pixel a frame (frames <= width): drawn
+        # to `total_width`, it filled the frame a frame early and two frames could merge.
+        bar = round((total_width - 1) * index / (frames - 1))
         draw.rectangle((0, map_h + TITLE_PX, bar, map_h + TITLE_PX + BAR_PX - 1), fill=BAR_RGB)
         for position, panel in enumerate(panels):
             left = position * (map_w + GAP_PX)

@@ -91,6 +91,18 @@ def test_animate_writes_the_frames_and_width_asked_for(capsys, tmp_path):
     assert "astar: 16 steps" in printed and "(15 frames" in printed
 
 
+@pytest.mark.parametrize("frames", [60, 72])
+def test_every_frame_asked_for_is_in_the_gif_up_to_one_a_pixel(capsys, tmp_path, frames):
+    """The progress bar used to fill the frame a frame early: the last two frames were equal
+    and the GIF writer merged them (59 of 60 frames, 71 of 72, on this map drawn 72 px wide)."""
+    out = tmp_path / "search.gif"
+    code = main(["animate", TUTORIAL_MAP, *CELLS, "--gif", str(out), "--frames", str(frames),
+                 "--width", "100"])
+    assert code == 0, capsys.readouterr().out
+    gif = Image.open(out)
+    assert gif.width == 72 and gif.n_frames == frames
+
+
 def test_a_big_map_stays_a_small_gif(capsys, tmp_path):
     values = np.zeros((1500, 1500), dtype=np.int8)
     values[200:1300, 700] = 100
