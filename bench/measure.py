@@ -23,7 +23,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -68,6 +68,20 @@ def timed(function: Callable[[], object]) -> tuple[float, object]:
     began = time.perf_counter()
     value = function()
     return time.perf_counter() - began, value
+
+
+def alternating_rounds(
+    samples: Sequence[Callable[[], float]], rounds: int, passes: Sequence[int]
+) -> list[list[float]]:
+    """For each of two measurements, one value per round: the median of its `passes` samples
+    in that round. The two take turns, the first going first in even rounds and second in odd
+    ones, so the machine's drift within minutes falls on both alike."""
+    medians: list[list[float]] = [[], []]
+    for round_number in range(rounds):
+        for which in (0, 1) if round_number % 2 == 0 else (1, 0):
+            medians[which].append(statistics.median(samples[which]()
+                                                    for _ in range(passes[which])))
+    return medians
 
 
 def paired_summary(answer: dict) -> dict:

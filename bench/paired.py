@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +22,7 @@ from pathlib import Path
 import scenarios
 from grid_planners import PLANNERS, project_warm_up
 from grid_targets import SPEED_MAPS
-from measure import paired_summary, run_worker, timed, worker_reply
+from measure import alternating_rounds, paired_summary, run_worker, timed, worker_reply
 
 ROUNDS = 5
 BLOCK = 3
@@ -69,12 +68,8 @@ def worker(spec: dict) -> dict:
     # The first calls (their set-up) stay out of the rounds; their time sets the block.
     first = [timed(query)[0] for query in queries]
     block = 1 if max(first) > SLOW_CALL_S else spec["block"]
-    medians: list[list[float]] = [[], []]
-    for round_number in range(spec["rounds"]):
-        order = (0, 1) if round_number % 2 == 0 else (1, 0)
-        for which in order:
-            medians[which].append(statistics.median(sample(queries[which])
-                                                    for _ in range(block)))
+    medians = alternating_rounds([lambda query=query: sample(query) for query in queries],
+                                 spec["rounds"], (block, block))
     return {"ours_s": medians[0], "theirs_s": medians[1], "block": block}
 
 

@@ -18,7 +18,15 @@ import time
 from pathlib import Path
 
 import puzzle_sets
-from measure import PeakMemory, median_or_none, paired_summary, run_worker, timed, worker_reply
+from measure import (
+    PeakMemory,
+    alternating_rounds,
+    median_or_none,
+    paired_summary,
+    run_worker,
+    timed,
+    worker_reply,
+)
 from puzzle_planners import (
     SLIDINGPUZZLE,
     TEXTBOOK,
@@ -111,12 +119,8 @@ def paired_worker(spec: dict) -> dict:
     def whole_set(solve) -> float:
         return sum(timed(lambda board=board: solve(board))[0] for board in boards)
 
-    totals: list[list[float]] = [[], []]
-    for round_number in range(spec["rounds"]):
-        for which in (0, 1) if round_number % 2 == 0 else (1, 0):
-            passes = spec["block"] if which == 0 else 1
-            totals[which].append(statistics.median(whole_set(solves[which])
-                                                   for _ in range(passes)))
+    totals = alternating_rounds([lambda solve=solve: whole_set(solve) for solve in solves],
+                                spec["rounds"], (spec["block"], 1))
     return {"ours_s": totals[0], "theirs_s": totals[1], "block": spec["block"]}
 
 
