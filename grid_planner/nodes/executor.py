@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 import rclpy
 from rclpy.exceptions import InvalidHandle
@@ -45,7 +46,10 @@ class NodeExecutor(Executor):
       pointer is invalid") for an action server, which rclpy destroys before it takes it off
       the node. That wait ends, and the next one, INVALID_WAIT_PAUSE_S later, leaves the
       entity out. Only a run of MAX_INVALID_WAITS such waits in a row (an entity destroyed but
-      still listed: a bug, not a race) is raised, rather than spinning on it.
+      still listed: a bug, not a race) is raised, rather than spinning on it;
+    - `closing(entities)` lets a lifecycle cleanup destroy services and subscriptions without
+      losing an answer: from then on their new callbacks are dropped before they take a
+      request, and those already at work are handed back to wait for.
     """
 
     def __init__(self, num_threads: int, stop: Callable[[], bool]) -> None:
@@ -54,9 +58,16 @@ class NodeExecutor(Executor):
         self._pool = concurrent.futures.ThreadPoolExecutor(
             num_threads, thread_name_prefix="callback"
         )
-        self._lock = threading.Lock()
-        # Each callback handed to the pool and not yet ended, with the entity it serves.
-        self._running: dict[concurrent.futures.Future, object] = {}
+        # Guards the three below; notified whenever a handler has been run.
+        self._changed = threading.Condition()
+        # Each run of a handler handed to the pool and not yet ended.
+        self._running: set[concurrent.futures.Future] = set()
+        # Each handler handed to the pool and not yet finished, with the entity it serves. rclpy
+        # offers a handler again until it has finished (a coroutine resumes so), and a second
+        # run returns at once while the first holds the handler: only finishing counts.
+        self._started: dict[Task, object] = {}
+        # ids of the entities being closed: their new handlers are dropped (see `closing`).
+        self._closed: set[int] = set()
         self._logger = rclpy.logging.get_logger("executor")
         self._invalid_waits = 0
 
@@ -91,30 +102,63 @@ class NodeExecutor(Executor):
         ):
             return
         self._invalid_waits = 0
-        with self._lock:
+        with self._changed:
+            if id(entity) in self._closed and handler not in self._started:
+                # Never run: cancelled before it took anything (its coroutine closed), so
+                # rclpy stops offering it.
+                handler.cancel()
+                return
+            self._started[handler] = entity
             running = self._pool.submit(self._run, handler)
-            self._running[running] = entity
+            self._running.add(running)
         running.add_done_callback(self._forget)
 
     def _run(self, handler: Task) -> None:
-        handler()
+        try:
+            handler()
+        finally:
+            with self._changed:
+                if handler.done():
+                    self._started.pop(handler, None)
+                self._changed.notify_all()
         error = handler.exception() if handler.done() else None
         if error is not None:
             self._logger.error(f"a callback failed: {error!r}")
 
     def _forget(self, running: concurrent.futures.Future) -> None:
-        with self._lock:
-            self._running.pop(running, None)
+        with self._changed:
+            self._running.discard(running)
 
-    def callbacks_of(self, entities: Iterable[object]) -> list[concurrent.futures.Future]:
-        """The callbacks of `entities` (services, subscriptions, action servers, ...) handed to
-        the pool and not yet ended: a lifecycle cleanup waits for them before it destroys the
-        entities, so a request already taken is answered (rclpy sends a service's response
-        after its callback returns, and fails if the service was destroyed in between)."""
-        wanted = {id(entity) for entity in entities}
-        with self._lock:
-            return [running for running, entity in self._running.items()
-                    if id(entity) in wanted]
+    @contextlib.contextmanager
+    def closing(self, entities: Iterable[object]) -> Iterator[Callable[[float], int]]:
+        """While open, start no new callback of `entities` (services, subscriptions, action
+        servers, ...); yields `settle(timeout)`, which waits at most `timeout` seconds for
+        their callbacks already started to finish and returns how many have not.
+
+        A lifecycle cleanup settles and then destroys the entities inside this block: rclpy
+        sends a service's response after its callback returns, and fails if the service was
+        destroyed in between. A request that arrives meanwhile stays untaken, as it would a
+        moment later with the service gone. The entities must be destroyed before the block
+        ends.
+        """
+        closed = {id(entity) for entity in entities}
+
+        def unfinished() -> list[Task]:
+            return [handler for handler, entity in self._started.items()
+                    if id(entity) in closed]
+
+        def settle(timeout: float) -> int:
+            with self._changed:
+                self._changed.wait_for(lambda: not unfinished(), timeout)
+                return len(unfinished())
+
+        with self._changed:
+            self._closed |= closed
+        try:
+            yield settle
+        finally:
+            with self._changed:
+                self._closed -= closed
 
     def drain(self, timeout: float) -> bool:
         """Whether every callback handed to the pool ends within `timeout` seconds.
@@ -122,7 +166,7 @@ class NodeExecutor(Executor):
         None is dropped: a handler that never runs leaves its coroutine un-awaited (a warning
         at exit) and its request taken but unanswered.
         """
-        with self._lock:
+        with self._changed:
             running = list(self._running)
         self._pool.shutdown(wait=False)
         _done, pending = concurrent.futures.wait(running, timeout)

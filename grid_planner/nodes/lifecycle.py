@@ -23,7 +23,7 @@ cleanup and shutdown to FINALIZED, so the bond is broken and every resource rele
 
 from __future__ import annotations
 
-import concurrent.futures
+import contextlib
 import threading
 from collections.abc import Callable
 from typing import TypeVar
@@ -132,35 +132,32 @@ class ManagedNode(LifecycleNode):
 
     def _release(self) -> None:
         """Run the subclass's cleanup, then destroy every kept entity once the callbacks it
-        had already taken have answered (at most CLEANUP_WAIT_S)."""
+        had already started have answered (at most CLEANUP_WAIT_S); none starts meanwhile."""
         try:
             self.cleanup_resources()
         finally:
-            self._wait_for_callbacks_of(self._kept)
-            while self._kept:
-                entity = self._kept.pop()
-                if isinstance(entity, LifecyclePublisher):
-                    self.destroy_lifecycle_publisher(entity)
-                elif isinstance(entity, Subscription):
-                    self.destroy_subscription(entity)
-                elif isinstance(entity, Service):
-                    self.destroy_service(entity)
-                else:  # an action server
-                    entity.destroy()
+            kept, self._kept = self._kept, []
+            closing = getattr(self.executor, "closing", None)  # NodeExecutor's; others: none
+            with closing(kept) if closing else contextlib.nullcontext(None) as settle:
+                unfinished = settle(CLEANUP_WAIT_S) if settle else 0
+                if unfinished:
+                    self.get_logger().warning(
+                        f"{unfinished} callback(s) still running after {CLEANUP_WAIT_S:.0f} s; "
+                        "destroying their services and subscriptions anyway"
+                    )
+                for entity in reversed(kept):
+                    self._destroy(entity)
 
-    def _wait_for_callbacks_of(self, entities: list[object]) -> None:
-        """Wait until the callbacks of `entities` running now have ended (the nodes' executor
-        tells which, `NodeExecutor.callbacks_of`; another executor does not, and nothing is
-        awaited), at most CLEANUP_WAIT_S."""
-        callbacks_of = getattr(self.executor, "callbacks_of", None)
-        if callbacks_of is None:
-            return
-        _done, running = concurrent.futures.wait(callbacks_of(entities), CLEANUP_WAIT_S)
-        if running:
-            self.get_logger().warning(
-                f"{len(running)} callback(s) still running after {CLEANUP_WAIT_S:.0f} s; "
-                "destroying their services and subscriptions anyway"
-            )
+    def _destroy(self, entity: object) -> None:
+        """Destroy one kept entity the way its kind is destroyed."""
+        if isinstance(entity, LifecyclePublisher):
+            self.destroy_lifecycle_publisher(entity)
+        elif isinstance(entity, Subscription):
+            self.destroy_subscription(entity)
+        elif isinstance(entity, Service):
+            self.destroy_service(entity)
+        else:  # an action server
+            entity.destroy()
 
     # --- state --------------------------------------------------------------------------------
 

@@ -6,8 +6,11 @@ meets only now and then."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import threading
 import time
+from collections.abc import Callable, Iterator
 
 import pytest
 import rclpy
@@ -17,6 +20,7 @@ from rcl_interfaces.srv import GetParameters
 from rclpy.action import ActionServer
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+from rclpy.task import Future, Task
 from ros_harness import ros_client
 
 from grid_planner.nodes.action_server import ReadyActionServer
@@ -109,18 +113,42 @@ class SlowService(ManagedNode):
         return response
 
 
+@contextlib.contextmanager
+def spinning(node: SlowService, make_executor=NodeExecutor) -> Iterator[None]:
+    """Spin `node` on `make_executor(threads, stop)` in a thread of its own; stop, drain and
+    destroy after."""
+    stop = threading.Event()
+    executor = make_executor(4, stop.is_set)
+    executor.add_node(node)
+    spinner = threading.Thread(target=executor.spin_until_stopped)
+    spinner.start()
+    try:
+        yield
+    finally:
+        node.release.set()
+        stop.set()
+        executor.wake()
+        spinner.join(10.0)
+        executor.drain(5.0)
+        executor.shutdown(timeout_sec=0.0)
+        node.destroy_node()
+
+
+def wait_until(condition, timeout: float = 5.0) -> bool:
+    """Whether `condition()` holds within `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return condition()
+
+
 def test_cleanup_lets_a_request_already_taken_be_answered():
     """Cleanup destroyed the services at once, so a request whose callback was at work (a
     refusal being written, say) lost its answer: rclpy sends the response after the callback
     returns, and raised InvalidHandle there. Now cleanup waits for such callbacks first."""
     with ros_client("slow_client") as client:
         node = SlowService()
-        stop = threading.Event()
-        executor = NodeExecutor(4, stop.is_set)
-        executor.add_node(node)
-        spinner = threading.Thread(target=executor.spin_until_stopped)
-        spinner.start()
-        try:
+        with spinning(node):
             assert node.trigger_configure() == SUCCESS
             service = client.node.create_client(GetParameters, "slow")
             assert service.wait_for_service(10.0)
@@ -132,19 +160,116 @@ def test_cleanup_lets_a_request_already_taken_be_answered():
             node.release.set()
             cleanup.join(10.0)
             assert node.lifecycle_state == "unconfigured"
-            deadline = time.monotonic() + 5.0
-            while not answer.done() and time.monotonic() < deadline:
-                time.sleep(0.01)
-            assert answer.done(), "the request taken before cleanup was never answered"
+            assert wait_until(answer.done), "the request taken before cleanup was never answered"
             assert all(kept.srv_name != "/slow" for kept in node.services)  # destroyed after
-        finally:
-            node.release.set()
-            stop.set()
-            executor.wake()
-            spinner.join(10.0)
-            executor.drain(5.0)
-            executor.shutdown(timeout_sec=0.0)
-            node.destroy_node()
+
+
+class RequestWhileClosing(NodeExecutor):
+    """Calls `send()` as soon as cleanup has closed the entities it destroys, then gives the
+    spin half a second to take that request before cleanup goes on: the moment between
+    cleanup's look at the running callbacks and the destroy, in which a request taken lost its
+    answer (three times in a 30 s stress run)."""
+
+    def __init__(self, threads: int, stop, send) -> None:
+        super().__init__(threads, stop)
+        self._send = send
+
+    @contextlib.contextmanager
+    def closing(self, entities):
+        with super().closing(entities) as settle:
+            self._send()
+            time.sleep(0.5)
+            yield settle
+
+
+def test_a_request_arriving_while_cleanup_closes_a_service_is_not_taken():
+    """Once cleanup has looked at the callbacks at work, no callback of the services it is
+    about to destroy starts: the request stays untaken (as it would a moment later, with the
+    service gone) instead of taken and its answer lost. The dropped callback leaves nothing
+    behind: the next configuration's service answers."""
+    with ros_client("closing_client") as client:
+        node = SlowService()
+        node.release.set()
+        calls = []
+
+        def send() -> None:
+            calls.append(service.call_async(GetParameters.Request()))
+
+        with spinning(node, functools.partial(RequestWhileClosing, send=send)):
+            assert node.trigger_configure() == SUCCESS
+            service = client.node.create_client(GetParameters, "slow")
+            assert service.wait_for_service(10.0)
+            assert node.trigger_cleanup() == SUCCESS
+            assert len(calls) == 1
+            assert not node.started.is_set(), "a callback of the closing service started"
+            assert node.trigger_configure() == SUCCESS
+            assert wait_until(lambda: service.service_is_ready())
+            again = service.call_async(GetParameters.Request())
+            assert wait_until(again.done), "the next configuration's service did not answer"
+
+
+@contextlib.contextmanager
+def offering(entity: object) -> Iterator[tuple[NodeExecutor, Callable[[Task], None]]]:
+    """A NodeExecutor whose waits return what `offer(handler)` names, as from `entity`."""
+    owns_context = not rclpy.ok()
+    if owns_context:
+        rclpy.init()
+    executor = NodeExecutor(2, bool)
+    offered: list[Task] = []
+    executor.wait_for_ready_callbacks = lambda *_args: (offered.pop(), entity, None)
+
+    def offer(handler: Task) -> None:
+        offered.append(handler)
+        executor.spin_once()
+
+    try:
+        yield executor, offer
+    finally:
+        executor.drain(5.0)
+        executor.shutdown(timeout_sec=0.0)
+        if owns_context:
+            rclpy.shutdown()
+
+
+def test_cleanup_waits_for_a_started_callback_until_it_finishes_not_while_a_run_holds_it():
+    """rclpy offers a handler again until it has finished, and a second run of it returns at
+    once while the first holds it (or while it waits, as a coroutine). Cleanup waited for the
+    runs it saw, so when the run it saw returned at once and a later one took the request,
+    the service was destroyed under that run (five times in three 30 s stress runs). Now it
+    waits until each handler it let start has finished."""
+    service, gate = object(), Future()
+    finished = threading.Event()
+
+    async def callback() -> None:
+        await gate
+        finished.set()
+
+    with offering(service) as (executor, offer):
+        handler = Task(callback, executor=executor)
+        offer(handler)  # runs until it waits on the gate: no run of it is at work now
+        assert wait_until(lambda: not executor._running)
+        with executor.closing([service]) as settle:
+            assert settle(0.2) == 1
+            gate.set_result(None)
+            offer(handler)  # offered again, as rclpy does: started before, so it runs
+            assert settle(5.0) == 0
+        assert finished.is_set()
+
+
+def test_a_callback_offered_first_while_its_entity_closes_never_runs():
+    """A handler not yet started when cleanup closes its entity is cancelled unrun (its
+    request stays untaken); another entity's handler runs as before."""
+    closed_service, other = object(), object()
+    ran: list[str] = []
+    with offering(closed_service) as (executor, offer):
+        with executor.closing([closed_service]) as settle:
+            handler = Task(lambda: ran.append("closed"), executor=executor)
+            offer(handler)
+            assert handler.cancelled() and settle(0.0) == 0
+        executor.wait_for_ready_callbacks = lambda *_args: (
+            Task(lambda: ran.append("other"), executor=executor), other, None)
+        executor.spin_once()
+        assert wait_until(lambda: ran == ["other"])
 
 
 def test_replan_period_set_as_the_planner_activates_leaves_one_timer_of_that_period(
