@@ -21,7 +21,7 @@ from rclpy.executors import ExternalShutdownException, ShutdownException, Single
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
 
-from grid_planner.nodes.executor import INVALID_WAIT_PAUSE_S, MAX_INVALID_WAITS
+from grid_planner.nodes.executor import InvalidWaits
 
 BIN_DIR = Path(sys.executable).parent
 # The longest wait of a ClientNode's spin, so that `close` ends it soon.
@@ -110,8 +110,7 @@ class ClientNode:
     pointer is invalid") for an ActionClient. rclpy's own `spin` then ends, silently in a
     daemon thread, and every later call of the test module waits for answers nobody collects
     (it did, after test_puzzle_action's burst of goals). Here that wait is retried instead,
-    as the nodes' executor does (`nodes.executor`), up to MAX_INVALID_WAITS in a row
-    (INVALID_WAIT_PAUSE_S apart).
+    as the nodes' executor does (`nodes.executor.InvalidWaits`).
     """
 
     def __init__(self, name: str = "test_client", context: Context | None = None) -> None:
@@ -124,7 +123,7 @@ class ClientNode:
 
     def _spin(self) -> None:
         executor = self.executor
-        failed = 0
+        invalid_waits = InvalidWaits()
         while executor.context.ok() and not self._closing.is_set():
             try:
                 executor.spin_once(timeout_sec=CLIENT_WAIT_S)
@@ -132,14 +131,12 @@ class ClientNode:
                 # An entity destroyed during the wait: the next wait leaves it out. An
                 # ActionClient is destroyed before it leaves the node's list, so the thread
                 # destroying it gets a moment to finish before the next wait.
-                failed += 1
-                if failed >= MAX_INVALID_WAITS:
+                if invalid_waits.too_long():
                     raise
-                time.sleep(INVALID_WAIT_PAUSE_S)
                 continue
             except (ExternalShutdownException, ShutdownException):
                 return
-            failed = 0
+            invalid_waits.end()
 
     @property
     def spinning(self) -> bool:

@@ -20,10 +20,34 @@ from rclpy.executors import (
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.task import Future, Task
 
-# Waits in a row that may end on a destroyed entity before the spin gives up (see NodeExecutor).
-MAX_INVALID_WAITS = 100
+# How long waits may keep ending on a destroyed entity before the spin gives up (NodeExecutor).
+INVALID_WAITS_LIMIT_S = 2.0
 # The pause after such a wait: the destroying thread's moment to take the entity off its node.
 INVALID_WAIT_PAUSE_S = 0.001
+
+
+class InvalidWaits:
+    """A run of waits that ended on a destroyed entity (see NodeExecutor)."""
+
+    def __init__(self) -> None:
+        self._since: float | None = None
+
+    def too_long(self) -> bool:
+        """Count one more such wait: whether the run has gone on for INVALID_WAITS_LIMIT_S
+        (raise then); otherwise pause INVALID_WAIT_PAUSE_S first. A count would not do: at a
+        1 us switch interval, 100 waits 1 ms apart once passed before the thread destroying an
+        action server had taken it off its node."""
+        now = time.monotonic()
+        if self._since is None:
+            self._since = now
+        if now - self._since >= INVALID_WAITS_LIMIT_S:
+            return True
+        time.sleep(INVALID_WAIT_PAUSE_S)
+        return False
+
+    def end(self) -> None:
+        """A wait succeeded: the run is over."""
+        self._since = None
 
 
 def _never() -> bool:
@@ -45,8 +69,8 @@ class NodeExecutor(Executor):
       server) makes rclpy raise from the wait: InvalidHandle, or RCLError ("action server
       pointer is invalid") for an action server, which rclpy destroys before it takes it off
       the node. That wait ends, and the next one, INVALID_WAIT_PAUSE_S later, leaves the
-      entity out. Only a run of MAX_INVALID_WAITS such waits in a row (an entity destroyed but
-      still listed: a bug, not a race) is raised, rather than spinning on it;
+      entity out. Only such waits going on for INVALID_WAITS_LIMIT_S (an entity destroyed but
+      still listed: a bug, not a race) are raised, rather than spinning on it;
     - `closing(entities)` lets a lifecycle cleanup destroy services and subscriptions without
       losing an answer: from then on their new callbacks are dropped before they take a
       request, and those already at work are handed back to wait for.
@@ -69,7 +93,7 @@ class NodeExecutor(Executor):
         # ids of the entities being closed: their new handlers are dropped (see `closing`).
         self._closed: set[int] = set()
         self._logger = rclpy.logging.get_logger("executor")
-        self._invalid_waits = 0
+        self._invalid_waits = InvalidWaits()
 
     def spin_until_stopped(self) -> None:
         """Execute callbacks until `stop()` holds or the context is shut down."""
@@ -91,17 +115,15 @@ class NodeExecutor(Executor):
         try:
             handler, entity, _node = self.wait_for_ready_callbacks(timeout_sec, None, condition)
         except (InvalidHandle, _rclpy.RCLError):
-            self._invalid_waits += 1
-            if self._invalid_waits >= MAX_INVALID_WAITS:
+            if self._invalid_waits.too_long():
                 raise
-            time.sleep(INVALID_WAIT_PAUSE_S)
             return
         except (
             ConditionReachedException, ExternalShutdownException, ShutdownException,
             TimeoutException,
         ):
             return
-        self._invalid_waits = 0
+        self._invalid_waits.end()
         with self._changed:
             if id(entity) in self._closed and handler not in self._started:
                 # Never run: cancelled before it took anything (its coroutine closed), so
