@@ -80,7 +80,7 @@ ALGORITHMS: dict[str, AlgorithmInfo] = {
         AlgorithmInfo(
             "bidirectional_bfs", bidirectional_bfs, "breadth-first from both ends",
             optimal=True, complete=True, memory="both frontiers and visited sets, O(b^(d/2))",
-            unit_cost_only=True, reversible=True,
+            unit_cost_only=True, reversible=True, kernels={GRID: "bidirectional"},
         ),
         AlgorithmInfo(
             "astar", astar, "A*: best-first by g + h, ties to the entry pushed last", optimal=True,

@@ -42,7 +42,7 @@ def test_bfs_and_dfs_kernels_expand_in_the_reference_order(case, connectivity):
     grid, rules = build(values, threshold, allow_unknown, radius)
     if rules.lethal[start]:
         return
-    for algorithm in ("bfs", "dfs"):
+    for algorithm in ("bfs", "dfs", "bidirectional_bfs"):
         fast = search_grid(
             grid, cell_index(rules, start), [cell_index(rules, goal)], algorithm,
             record_expanded=True, backend="numba", connectivity=connectivity,
@@ -85,7 +85,7 @@ def open_room() -> tuple[PlanningGrid, int, int]:
 
 
 @needs_numba
-@pytest.mark.parametrize("algorithm", ["astar", "bfs", "dfs", "dijkstra"])
+@pytest.mark.parametrize("algorithm", ["astar", "bfs", "dfs", "dijkstra", "bidirectional_bfs"])
 @pytest.mark.parametrize("connectivity", [4, 8])
 def test_the_order_survives_small_chunks_and_growing_frontiers(algorithm, connectivity):
     grid, start, goal = open_room()

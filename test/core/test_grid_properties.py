@@ -25,8 +25,9 @@ from grid_planner.search import SearchStatus
 
 pytestmark = kernel
 
-SEARCHES = [(a, b) for a in ("astar", "bfs", "dfs", "dijkstra") for b in BACKENDS]
-SEARCHES.append(("bidirectional_bfs", "reference"))
+SEARCHES = [
+    (a, b) for a in ("astar", "bfs", "dfs", "dijkstra", "bidirectional_bfs") for b in BACKENDS
+]
 
 
 @given(random_grids())
@@ -154,7 +155,7 @@ def test_unlimited_dfs_and_bfs_kernels_follow_the_reference_step_for_step(case):
         return
     start_index = start[1] * rules.width + start[0]
     targets = [goal[1] * rules.width + goal[0]]
-    for algorithm in ("bfs", "dfs"):
+    for algorithm in ("bfs", "dfs", "bidirectional_bfs"):
         fast, _, fast_seen, _ = search_grid(
             grid, start_index, targets, algorithm, record_expanded=True, backend="numba"
         )

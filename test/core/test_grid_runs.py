@@ -31,6 +31,7 @@ import grid_planner
 from grid_planner import jit
 from grid_planner.grid import (
     NoValidPathFound,
+    OccupancyMap,
     PlannerCancelled,
     PlannerError,
     PlannerTimedOut,
@@ -45,6 +46,7 @@ from grid_planner.grid.kernels import SearchBuffers, run_search
 from grid_planner.jit import backend as backend_module
 from grid_planner.jit.backend import BackendError
 from grid_planner.search import Budget, LimitKind, SearchStatus
+from grid_planner.search.registry import GRID, domain_algorithms
 
 pytestmark = kernel
 
@@ -53,7 +55,7 @@ pytestmark = kernel
 
 
 @pytest.mark.parametrize("backend", BACKEND_PARAMS)
-@pytest.mark.parametrize("algorithm", ["astar", "bfs", "dfs", "dijkstra"])
+@pytest.mark.parametrize("algorithm", ["astar", "bfs", "dfs", "dijkstra", "bidirectional_bfs"])
 def test_node_budget_stops_the_search_with_no_valid_path(algorithm, backend):
     grid = open_grid(40, 40)
     with pytest.raises(NoValidPathFound, match="budget of 25 expanded nodes") as caught:
@@ -101,7 +103,7 @@ def kernel_search(grid, algorithm, start, goal, **kwargs):
 
 
 @needs_numba
-@pytest.mark.parametrize("algorithm", ["astar", "bfs", "dfs", "dijkstra"])
+@pytest.mark.parametrize("algorithm", ["astar", "bfs", "dfs", "dijkstra", "bidirectional_bfs"])
 def test_cancel_is_seen_inside_a_running_kernel_between_chunks(algorithm):
     grid = open_grid(200, 200)
     goal = grid.cell_count - 1
@@ -164,7 +166,7 @@ def test_many_queries_on_shared_buffers_match_fresh_buffers():
     rng = np.random.default_rng(3)
     pairs = rng.choice(free, size=(15 if JIT_DISABLED else 60, 2))  # plain Python is slow
     shared = SearchBuffers(grid.cell_count, frontier_capacity=4)
-    for algorithm in ("astar", "bfs", "dfs", "dijkstra"):
+    for algorithm in ("astar", "bfs", "dfs", "dijkstra", "bidirectional_bfs"):
         for start, goal in pairs:
             targets = np.array([goal], dtype=np.int64)
             arrays = (grid.clearance, grid.width, grid.height)
@@ -180,6 +182,25 @@ def test_many_queries_on_shared_buffers_match_fresh_buffers():
             else:
                 np.testing.assert_array_equal(reused.path, fresh.path)
     assert shared.frontier_cell.shape[0] > 4  # the frontier grew on demand
+
+
+@needs_numba
+def test_a_search_growing_a_shared_frontier_array_grows_the_larger_one_only_as_needed():
+    # BFS grows `frontier_cell` only; DFS keeps its stack in it and in `frontier_step`. Each
+    # time DFS grew the small one it doubled the large one too: on a 2048^2 map, after a BFS,
+    # a DFS asked for 32 GiB.
+    values = np.zeros((300, 400), dtype=np.int8)
+    values[0, -1] = 100  # the far corner, a wall: both search the whole map for it
+    grid = PlanningGrid(OccupancyMap.from_rows(values))
+    walled_off = grid.cell_index(399, 299)
+    kernel_search(grid, "bfs", 0, walled_off)
+    after_bfs = grid.buffers.frontier_cell.shape[0]
+    assert after_bfs >= 64 * grid.buffers.frontier_step.shape[0]
+    found = kernel_search(grid, "dfs", 0, walled_off)
+    assert found.status is SearchStatus.NO_SOLUTION
+    assert grid.buffers.frontier_step.shape[0] >= found.max_frontier > 8 * 1024
+    # The large one grows only once the stack needs it, and then to a few times the stack.
+    assert grid.buffers.frontier_cell.shape[0] <= max(after_bfs, 4 * found.max_frontier)
 
 
 @needs_numba
@@ -220,9 +241,15 @@ def test_numba_missing_falls_back_to_the_reference_with_one_warning(monkeypatch,
         plan(grid, (0, 7), (9, 0), backend="numba")
 
 
-def test_algorithms_without_a_kernel_use_the_reference():
-    found = plan(PlanningGrid(tutorial_map()), (0, 7), (9, 0), "bidirectional_bfs")
-    assert found.backend == "reference" and found.length == 16
+@needs_numba
+def test_every_grid_algorithm_runs_compiled():
+    # Bidirectional BFS ran the reference search until it had a kernel: 5 s (the CLI's
+    # deadline) and no path on a 1024^2 random map where BFS took 15 ms.
+    grid = PlanningGrid(tutorial_map())
+    for name in domain_algorithms(GRID):
+        found = plan(grid, (0, 7), (9, 0), name)
+        assert found.backend == "numba", name
+        assert found.length == 16 or name == "dfs", name
 
 
 _WARM_UP = """

@@ -37,6 +37,13 @@ TUTORIAL_ROWS = [  # 1 = blocked, first row printed at the top
 TUTORIAL = OccupancyMap.from_rows(np.array(TUTORIAL_ROWS) * 100, resolution=1.0)
 # Two rooms split by a solid wall at x = 2: nothing on the right is reachable from the left.
 SPLIT = OccupancyMap.from_rows([[0, 0, 100, 0, 0]] * 4, resolution=0.5, origin=(-1.0, -1.0, 0.0))
+# A plan that runs for a second or more, for tests that need one at work: Dijkstra with
+# `connectivity` 8 expands every cell of an open map this wide, corner to corner, about 1.2 s
+# for its 9 million cells here. The node needs SLOW_PARAMETERS (`max_nodes` is 2,000,000 by
+# default).
+SLOW_SIDE = 3000
+SLOW_RESOLUTION = 0.05
+SLOW_PARAMETERS = {"connectivity": 8, "max_nodes": 10_000_000}
 
 
 def reference_distance(occupancy: OccupancyMap, start: tuple, goal: tuple) -> int | None:
@@ -94,6 +101,24 @@ def pose(x: float, y: float, yaw: float = 0.0, frame: str = "map") -> PoseStampe
 
 def centre(occupancy: OccupancyMap, cell: tuple) -> PoseStamped:
     return pose(*occupancy.cell_to_world(*cell))
+
+
+def slow_plan_map() -> OccupancyMap:
+    """The open map of the slow plan."""
+    return OccupancyMap(SLOW_SIDE, SLOW_SIDE, SLOW_RESOLUTION,
+                        np.zeros(SLOW_SIDE**2, dtype=np.int8))
+
+
+def slow_plan_arguments() -> list[str]:
+    """SLOW_PARAMETERS as `-p name:=value` arguments (after --ros-args)."""
+    return [part for name, value in SLOW_PARAMETERS.items() for part in ("-p", f"{name}:={value}")]
+
+
+def slow_plan_request() -> ComputePath.Request:
+    """The slow plan on `slow_plan_map()`: corner cell to corner cell by Dijkstra."""
+    near, far = 0.5 * SLOW_RESOLUTION, (SLOW_SIDE - 0.5) * SLOW_RESOLUTION
+    return ComputePath.Request(goal=pose(far, far), start=pose(near, near), use_start=True,
+                               algorithm="dijkstra")
 
 
 class PlannerHarness:

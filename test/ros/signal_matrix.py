@@ -30,7 +30,7 @@ import numpy as np
 import rclpy
 from grid_planner_interfaces.srv import ComputePath, SolvePuzzle
 from nav_msgs.msg import OccupancyGrid
-from planner_harness import pose
+from planner_harness import SLOW_SIDE, slow_plan_arguments, slow_plan_map, slow_plan_request
 from ros_harness import BIN_DIR, ClientNode, cpu_seconds
 from shared_data import PROJECT_ROOT
 
@@ -42,7 +42,6 @@ TUTORIAL_MAP = PROJECT_ROOT / "config" / "maps" / "tutorial_grid.yaml"
 NODES = ("planner_node", "puzzle_node", "map_publisher", "bringup")
 # Korf's instance 1 (57 moves) for the goal 1..15, 0: A* with misplaced tiles runs for seconds.
 HARD_15 = [13, 6, 8, 12, 15, 14, 0, 10, 11, 7, 4, 5, 9, 1, 3, 2]
-PLAN_SIDE = 1000  # an open map: bidirectional_bfs corner to corner takes ~2 s
 MAP_SIDE = 4000  # a cluttered map with a robot radius: preparing its grid takes ~0.5 s
 BUSY_CPU_S = 0.15  # CPU seconds a node spends after a request before it counts as busy with it
 ALLOWED_STDERR = ("[INFO]", "[DEBUG]")
@@ -107,16 +106,14 @@ class Outcome:
 
 def _command(node: str, namespace: str, pattern: Pattern) -> list[str]:
     executable = str(BIN_DIR / node)
+    parameters = {"map": ["-p", "robot_radius:=0.5"],
+                  "plan": slow_plan_arguments()}.get(pattern.trigger, [])
     if node == "bringup":
         args = ["--map", str(TUTORIAL_MAP), "--namespace", namespace]
-        if pattern.trigger == "map":
-            args += ["--ros-args", "-p", "robot_radius:=0.5"]
-        return [executable, *args]
-    ros_args = ["--ros-args", "-r", f"__ns:=/{namespace}"]
+        return [executable, *args, *(["--ros-args", *parameters] if parameters else [])]
+    ros_args = ["--ros-args", "-r", f"__ns:=/{namespace}", *parameters]
     if node == "map_publisher":
         ros_args += ["-p", f"yaml_filename:={TUTORIAL_MAP}"]
-    if pattern.trigger == "map":
-        ros_args += ["-p", "robot_radius:=0.5"]
     return [executable, *ros_args]
 
 
@@ -135,10 +132,7 @@ class MatrixClient:
     def __init__(self) -> None:
         self.client = ClientNode("signal_matrix")
         self._lock = threading.Lock()
-        self._plan_map = map_to_msg(
-            OccupancyMap(PLAN_SIDE, PLAN_SIDE, 1.0, np.zeros(PLAN_SIDE**2, np.int8)),
-            self.client.node.get_clock().now().to_msg(),
-        )
+        self._plan_map = map_to_msg(slow_plan_map(), self.client.node.get_clock().now().to_msg())
         rng = np.random.default_rng(7)
         clutter = np.where(rng.random(MAP_SIDE**2) < 0.01, 100, 0).astype(np.int8)
         self._big_map = map_to_msg(
@@ -159,16 +153,12 @@ class MatrixClient:
         publisher.publish(self._plan_map if which == "plan" else self._big_map)
 
     def start_plan(self, namespace: str):
-        """Ask for a ~2 s plan; the future of its answer."""
+        """Ask for a plan that runs for a second or more; the future of its answer."""
         client = self.create(
             self.client.node.create_client, ComputePath, f"/{namespace}/compute_path"
         )
         assert client.wait_for_service(timeout_sec=30.0), "compute_path not available"
-        far = PLAN_SIDE - 0.5
-        return client.call_async(ComputePath.Request(
-            goal=pose(far, far), start=pose(0.5, 0.5), use_start=True,
-            algorithm="bidirectional_bfs",
-        ))
+        return client.call_async(slow_plan_request())
 
     def start_solve(self, namespace: str):
         """Ask for a solve that takes seconds; the future of its answer."""
@@ -250,7 +240,7 @@ class Case:
             return
         if trigger == "plan":
             self.dds.publish_map(self.namespace, "plan")
-            self._wait_for(process, f"{PLAN_SIDE} x {PLAN_SIDE} cells")
+            self._wait_for(process, f"{SLOW_SIDE} x {SLOW_SIDE} cells")
             since = cpu_seconds(process.pid)
             future = self.dds.start_plan(self.namespace)
         elif trigger == "solve":

@@ -13,7 +13,15 @@ from geometry_msgs.msg import PoseWithCovarianceStamped
 from grid_planner_interfaces.srv import ComputePath
 from nav_msgs.msg import OccupancyGrid
 from nav_msgs.srv import GetPlan
-from planner_harness import TUTORIAL, PlannerHarness, centre, pose
+from planner_harness import (
+    SLOW_PARAMETERS,
+    TUTORIAL,
+    PlannerHarness,
+    centre,
+    pose,
+    slow_plan_map,
+    slow_plan_request,
+)
 from rcl_interfaces.srv import GetParameters
 from ros_harness import cpu_seconds, ros_client, running, wait_until
 
@@ -109,24 +117,28 @@ def test_robot_radius_set_while_a_map_is_prepared_is_always_honoured(planner) ->
 
 
 def test_requests_beyond_the_limits_are_answered_busy_at_once(planner) -> None:
-    walled = walled_map()
-    planner.publish_map(walled)
-    before = cpu_seconds(planner.proc.process.pid)
-    slow = planner.compute.call_async(ComputePath.Request(  # holds the one running slot
-        goal=centre(walled, (999, 999)), start=centre(walled, (0, 0)), use_start=True,
-        algorithm="bidirectional_bfs",
-    ))
-    wait_until(lambda: cpu_seconds(planner.proc.process.pid) - before > 0.3 or slow.done(),
-               what="the slow plan to run")
-    assert not slow.done()
-    quick = [
-        planner.compute.call_async(ComputePath.Request(
-            goal=centre(walled, (5, 0)), start=centre(walled, (0, 0)), use_start=True,
-        ))
-        for _ in range(20)
-    ]
-    wait_until(lambda: all(f.done() for f in [slow, *quick]), timeout=120.0,
-               what="every request answered")
+    slow_map = slow_plan_map()
+    defaults = {name: parameter(planner, name) for name in SLOW_PARAMETERS}
+    for name, value in SLOW_PARAMETERS.items():
+        assert planner.set_parameter(name, value).successful
+    try:
+        planner.publish_map(slow_map)
+        before = cpu_seconds(planner.proc.process.pid)
+        slow = planner.compute.call_async(slow_plan_request())  # holds the one running slot
+        wait_until(lambda: cpu_seconds(planner.proc.process.pid) - before > 0.3 or slow.done(),
+                   what="the slow plan to run")
+        assert not slow.done()
+        quick = [
+            planner.compute.call_async(ComputePath.Request(
+                goal=centre(slow_map, (5, 0)), start=centre(slow_map, (0, 0)), use_start=True,
+            ))
+            for _ in range(20)
+        ]
+        wait_until(lambda: all(f.done() for f in [slow, *quick]), timeout=120.0,
+                   what="every request answered")
+    finally:
+        for name, value in defaults.items():
+            assert planner.set_parameter(name, value).successful
     answers = [future.result() for future in quick]
     codes = Counter(answer.error_code for answer in answers)
     assert codes == {Codes.BUSY: 18, Codes.NONE: 2}, codes

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 from contextlib import suppress
 from pathlib import Path
 
@@ -20,8 +19,11 @@ from planner_harness import (
     centre,
     pose,
     reference_distance,
+    slow_plan_arguments,
+    slow_plan_map,
+    slow_plan_request,
 )
-from ros_harness import ros_client, running, wait_until
+from ros_harness import cpu_seconds, ros_client, running, wait_until
 from shared_data import PROJECT_ROOT, shared_path
 
 from grid_planner.grid.map_io import load_map
@@ -440,21 +442,17 @@ def test_rotated_map_origin_is_planned_in_world_coordinates(planner) -> None:
 
 
 def test_stopping_the_node_ends_a_service_plan_still_running(tmp_path: Path) -> None:
-    # Reference bidirectional BFS needs well over 30 s here; max_planning_time allows 120 s.
-    args = ["--ros-args", "-r", "__ns:=/stopping", "-p", "max_planning_time:=120.0"]
+    args = ["--ros-args", "-r", "__ns:=/stopping", "-p", "max_planning_time:=120.0",
+            *slow_plan_arguments()]
     with running("planner_node", args, tmp_path) as proc:
         with ros_client("stopping_test") as client:
             harness = PlannerHarness(client, proc, "/stopping")
-            open_map = OccupancyMap(
-                width=2000, height=2000, resolution=0.05, data=np.zeros(4_000_000)
-            )
-            harness.publish_map(open_map, timeout=90.0)
+            harness.publish_map(slow_plan_map(), timeout=90.0)
             assert harness.compute.wait_for_service(timeout_sec=30)
-            slow = harness.compute.call_async(ComputePath.Request(
-                goal=centre(open_map, (1999, 1999)), start=centre(open_map, (0, 0)),
-                use_start=True, algorithm="bidirectional_bfs",
-            ))
-            time.sleep(2.0)  # let the request reach the node and the search begin
+            before = cpu_seconds(proc.process.pid)
+            slow = harness.compute.call_async(slow_plan_request())
+            wait_until(lambda: cpu_seconds(proc.process.pid) - before > 0.3 or slow.done(),
+                       what="the slow plan to run")
             assert not slow.done()
         code = proc.stop()  # SIGINT; the harness kills the process after 15 s
     assert code == 0, proc.output()

@@ -1,8 +1,10 @@
-"""Compiled grid searches (numba): A*, Dijkstra, BFS and DFS over a padded array of keys.
+"""Compiled grid searches (numba): A*, Dijkstra, BFS, bidirectional BFS and DFS over a padded
+array of keys.
 
 `keys` turns the clearance into the keys the kernels read; `layout` holds the padded layout,
 the stamps and the state slots every kernel shares; `buffers` the per-grid scratch arrays and
-the path trace; `best_first`, `breadth_first` and `depth_first` one kernel family each; `run`
+the path trace; `best_first`, `breadth_first`, `bidirectional` and `depth_first` one kernel
+family each; `run`
 the table of families and `run_search`, which seeds a family and drives it through
 `grid_planner.jit.driver` (chunks between budget checks, a frontier that grows on demand).
 

@@ -85,18 +85,26 @@ class SearchBuffers:
         """Make room for more entries in the frontier `arrays` (attribute names); returns the
         new `(live_from, live_to)`.
 
-        Each array at least doubles, so a search makes O(log) of these calls; with `compact`
-        (the BFS queue) the live slice also moves to the front. Only the searching family's
-        arrays grow.
+        The smallest of `arrays` (in entries), and any other with room for less than twice the
+        live entries, at least doubles, so a search makes O(log) of these calls; a larger one
+        stays. Families share arrays: after a BFS grew `frontier_cell` to millions of entries, a
+        DFS growing its `frontier_step` again and again must not double the big one each time
+        (it reached 32 GiB). With `compact` (the BFS queue) the live slice also moves to the
+        front.
         """
         live = live_to - live_from
         first, end = (live_from, live_to) if compact else (0, live_to)
-        for name in arrays:
+        capacities = {name: getattr(self, name).shape[0] // ENTRY_WIDTHS.get(name, 1)
+                      for name in arrays}
+        smallest = min(capacities.values())
+        for name, capacity in capacities.items():
             old = getattr(self, name)
             width = ENTRY_WIDTHS.get(name, 1)
-            capacity = old.shape[0] // width
-            new_capacity = max(2 * capacity, 2 * (live + 8))
-            new = np.empty(width * new_capacity, dtype=old.dtype)
+            if capacity > smallest and capacity >= 2 * (live + 8):
+                if compact:
+                    old[: width * (end - first)] = old[width * first : width * end]
+                continue
+            new = np.empty(width * max(2 * capacity, 2 * (live + 8)), dtype=old.dtype)
             new[: width * (end - first)] = old[width * first : width * end]
             setattr(self, name, new)
         return (0, live) if compact else (live_from, live_to)

@@ -54,6 +54,13 @@ BUCKET = FIRST_FAMILY_SLOT + 6  # the weighted frontier's current bucket
 WAITING = FIRST_FAMILY_SLOT + 7  # entries waiting in its ring of buckets
 POOL_FREE = FIRST_FAMILY_SLOT + 8  # its first free pool slot (-1: none)
 POOL_END = FIRST_FAMILY_SLOT + 9  # pool slots used so far
+# The bidirectional BFS's: each side's queue (three slots: layer head, layer end, tail), the
+# side whose layer is being expanded, the cell where the sides met, the cells both reached.
+FORWARD_QUEUE = FIRST_FAMILY_SLOT
+BACKWARD_QUEUE = FIRST_FAMILY_SLOT + 3
+SIDE = FIRST_FAMILY_SLOT + 6
+MEETING_NEXT = FIRST_FAMILY_SLOT + 7
+SEEN = FIRST_FAMILY_SLOT + 8
 STATE_SIZE = FIRST_FAMILY_SLOT + 10
 
 
@@ -73,17 +80,23 @@ def neighbour_offsets(row):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def diagonal_sides(direction):
+    """The two straight directions diagonal `direction` (4-7) passes between."""
+    if direction == 4:
+        return 0, 1  # east, north
+    if direction == 5:
+        return 2, 1  # west, north
+    if direction == 6:
+        return 2, 3  # west, south
+    return 0, 3  # east, south
+
+
+@njit(cache=True, nogil=True, inline="always")
 def diagonal_allowed(direction, orthogonal_bits):
     """Whether diagonal `direction` (4-7) may be taken, given the bit set of allowed straight
     steps (bit k: direction k): both straight steps it passes between must be allowed."""
-    if direction == 4:
-        sides = 0b0011  # east, north
-    elif direction == 5:
-        sides = 0b0110  # west, north
-    elif direction == 6:
-        sides = 0b1100  # west, south
-    else:
-        sides = 0b1001  # east, south
+    first, second = diagonal_sides(direction)
+    sides = (1 << first) | (1 << second)
     return orthogonal_bits & sides == sides
 
 

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from grid_planner.jit.driver import EXPANDED, Kernel
+from grid_planner.jit.driver import EXPANDED, Kernel, KernelRun
 
-from .buffers import SearchBuffers
+from .buffers import SearchBuffers, trace_path
 from .layout import FRONTIER_END
 
 # What a kernel writes the expansion order to when it is not recorded: nothing.
@@ -53,10 +53,13 @@ class GridKernel(Kernel):
 
     `kernels` lists the family's compiled functions (what the warm-up must have compiled),
     `frontier_arrays` the `SearchBuffers` arrays its frontier lives in (what `grow` enlarges).
+    `each_target`: the family searches towards one target at a time (`run_search` runs it
+    once per target).
     """
 
     kernels: tuple = ()
     frontier_arrays: tuple[str, ...] = ()
+    each_target = False
 
     def __init__(self, query: GridQuery) -> None:
         self.query = query
@@ -70,6 +73,13 @@ class GridKernel(Kernel):
         if not self.query.record_order:
             return _NO_ORDER
         return self.query.buffers.order_room(int(self.state[EXPANDED]) + allowed)
+
+    def path(self, run: KernelRun) -> np.ndarray:
+        """The map indices of the path a solved search found, start to target, read back from
+        the stamps (a search's expansions plus one bound the cells on it)."""
+        buffers = self.query.buffers
+        return trace_path(buffers.stamp, buffers.width, self.query.start, np.int64(run.found),
+                          run.nodes_expanded + 1)
 
     def grow(self) -> None:
         """Enlarge the heap or stack (the live entries stay where they are)."""

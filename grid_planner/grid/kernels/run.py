@@ -7,7 +7,8 @@ module and one entry here.
 
 Counting follows `grid_planner.search`: `nodes_expanded` are cells whose neighbours were
 generated; `nodes_generated` every allowed neighbour produced, duplicates included, plus the
-start; `max_frontier` the peak heap (stale entries included), queue, or DFS stack (the
+start (and the target, from which bidirectional BFS also searches); `max_frontier` the peak
+heap (stale entries included), queue (both queues of bidirectional BFS), or DFS stack (the
 reference DFS reports its path depth instead, as it keeps lazy iterators, not a stack).
 """
 
@@ -23,8 +24,9 @@ from grid_planner.search.registry import GRID, lookup
 from grid_planner.search.result import Budget, LimitKind, SearchStatus
 
 from .best_first import BestFirst
+from .bidirectional import Bidirectional
 from .breadth_first import BreadthFirst
-from .buffers import SearchBuffers, trace_path
+from .buffers import SearchBuffers
 from .depth_first import DepthFirst
 from .keys import padded_keys_of
 from .layout import FRONTIER_END, from_padded, to_padded
@@ -42,6 +44,7 @@ CHUNK_EXPANSIONS = 1 << 15
 
 FAMILIES: dict[str, type[GridKernel]] = {
     "best_first": BestFirst,
+    "bidirectional": Bidirectional,
     "breadth_first": BreadthFirst,
     "depth_first": DepthFirst,
 }
@@ -92,7 +95,9 @@ def run_search(
     padded raw costs, or None without a cost field) index the `(straight, diagonal)` step
     cost tables, which the breadth- and depth-first searches ignore; `estimate_scale` (at
     most the least factor a step may cost) scales the heuristic. `record_order` fills the
-    outcome's `expanded` (no extra work without it).
+    outcome's `expanded` (no extra work without it). A family that searches towards one target
+    at a time (bidirectional BFS) runs once per target, its runs combined as the reference
+    algorithms' are.
     """
     info = lookup(algorithm)
     family = None if info is None else info.kernel(GRID)
@@ -102,40 +107,77 @@ def run_search(
     padded_count = (width + 2) * (height + 2)
     if keys.shape[0] != padded_count:
         keys = padded_keys_of(keys, width, height)
-    row = width + 2
     buffers.reserve(padded_count)
     buffers.width = width
-    base = buffers.next_generation()
     targets = to_padded(np.asarray(targets, dtype=np.int64), width)
     start = to_padded(int(start), width)
-    if (targets == start).any():
-        path = np.array([from_padded(start, width)], dtype=np.int64)
-        expanded = np.empty(0, dtype=np.int64) if record_order else None
-        return KernelOutcome(SearchStatus.SOLVED, path, 0, 1, 1, 0.0, expanded=expanded)
-    target_y = targets // row
-    target_x = targets - target_y * row
-    state = driver.reset_state(buffers.state)
-    state[FRONTIER_END] = 1
     straight, diagonal = step_costs
-    query = GridQuery(
-        keys, row, buffers, base, start, targets, target_x, target_y, info.informed,
-        -1 if depth_limit is None else int(depth_limit), connectivity == 8,
-        _NO_COSTS if costs is None else costs, straight, diagonal,
-        bool(np.all(straight == 1.0)), float(estimate_scale), record_order,
+    kernel_class = FAMILIES[family]
+    searches = (
+        [targets[k : k + 1] for k in range(targets.shape[0])] if kernel_class.each_target
+        else [targets]
     )
-    ended = driver.run(FAMILIES[family](query), budget, chunk)
-    path = None
-    if ended.status is SearchStatus.SOLVED:
-        path = trace_path(
-            buffers.stamp, width, start, np.int64(ended.found), ended.nodes_expanded + 1
+    outcomes = []
+    for searched in searches:
+        query = GridQuery(
+            keys, width + 2, buffers, buffers.next_generation(), start, searched,
+            searched % (width + 2), searched // (width + 2), info.informed,
+            -1 if depth_limit is None else int(depth_limit), connectivity == 8,
+            _NO_COSTS if costs is None else costs, straight, diagonal,
+            bool(np.all(straight == 1.0)), float(estimate_scale), record_order,
         )
+        outcomes.append(_search(kernel_class, query, budget, chunk, width))
+        if outcomes[-1].status is SearchStatus.LIMIT_REACHED:
+            break
+    outcome = outcomes[0] if len(outcomes) == 1 else _one_of(outcomes)
+    outcome.elapsed = time.perf_counter() - began
+    return outcome
+
+
+def _search(
+    kernel_class: type[GridKernel], query: GridQuery, budget: Budget | None, chunk: int,
+    width: int,
+) -> KernelOutcome:
+    """One search of `query` by its family, driven to its end."""
+    record = query.record_order
+    if (query.targets == query.start).any():
+        path = np.array([from_padded(query.start, width)], dtype=np.int64)
+        expanded = np.empty(0, dtype=np.int64) if record else None
+        return KernelOutcome(SearchStatus.SOLVED, path, 0, 1, 1, 0.0, expanded=expanded)
+    state = driver.reset_state(query.buffers.state)
+    state[FRONTIER_END] = 1
+    kernel = kernel_class(query)
+    ended = driver.run(kernel, budget, chunk)
     return KernelOutcome(
         status=ended.status,
-        path=path,
+        path=kernel.path(ended) if ended.status is SearchStatus.SOLVED else None,
         nodes_expanded=ended.nodes_expanded,
         nodes_generated=ended.nodes_generated,
         max_frontier=ended.max_frontier,
-        elapsed=time.perf_counter() - began,
+        elapsed=0.0,
         limit=ended.limit,
-        expanded=buffers.expansion_order(ended.nodes_expanded) if record_order else None,
+        expanded=query.buffers.expansion_order(ended.nodes_expanded) if record else None,
+    )
+
+
+def _one_of(outcomes: list[KernelOutcome]) -> KernelOutcome:
+    """The searches towards each target as one outcome, as the reference algorithms' are
+    combined: the run that hit a limit, else the shortest path (the first of equals), else the
+    last run; counts summed over the runs (the peak frontier their largest), the expansion
+    orders one after another."""
+    chosen = outcomes[-1]
+    if chosen.status is not SearchStatus.LIMIT_REACHED:
+        solved = [outcome for outcome in outcomes if outcome.path is not None]
+        if solved:
+            chosen = min(solved, key=lambda outcome: outcome.path.shape[0])
+    orders = [outcome.expanded for outcome in outcomes]
+    return KernelOutcome(
+        status=chosen.status,
+        path=chosen.path,
+        nodes_expanded=sum(outcome.nodes_expanded for outcome in outcomes),
+        nodes_generated=sum(outcome.nodes_generated for outcome in outcomes),
+        max_frontier=max(outcome.max_frontier for outcome in outcomes),
+        elapsed=0.0,
+        limit=chosen.limit,
+        expanded=None if orders[0] is None else np.concatenate(orders),
     )
