@@ -180,6 +180,16 @@ class _Panel:
         return image
 
 
+def fitted(draw: ImageDraw.ImageDraw, text: str, font: object, width: int) -> str:
+    """`text`, cut short with an ellipsis where it is wider than `width` pixels, so a narrow
+    panel's title stays over its own panel instead of running into the next one."""
+    if draw.textlength(text, font=font) <= width:
+        return text
+    while text and draw.textlength(text + "\u2026", font=font) > width:
+        text = text[:-1]
+    return text + "\u2026" if text else ""
+
+
 def search_frames(
     grid: PlanningGrid,
     plans: Sequence[GridPlan],
@@ -216,7 +226,8 @@ def search_frames(
             title = f"{panel.found.algorithm}: {count:,} expanded"
             if done:
                 title += f", {panel.found.length} steps"
-            draw.text((left + 4, 4), title, fill=TEXT_RGB, font=font)
+            draw.text((left + 4, 4), fitted(draw, title, font, map_w - 4), fill=TEXT_RGB,
+                      font=font)
         images.append(frame)
     return images
 

@@ -130,8 +130,8 @@ class NodeExecutor(Executor):
                 # rclpy stops offering it.
                 handler.cancel()
                 return
+            running = self._pool.submit(self._run, handler)  # it ends under this lock
             self._started[handler] = entity
-            running = self._pool.submit(self._run, handler)
             self._running.add(running)
         running.add_done_callback(self._forget)
 

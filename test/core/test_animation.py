@@ -80,6 +80,19 @@ def test_frames_start_bare_grow_and_end_on_every_path():
     assert tinted[0] == 0 and tinted[-1] > tinted[len(tinted) // 2] > 0
 
 
+def test_a_narrow_panel_title_stays_over_its_own_panel():
+    # At 100 px a panel, "bidirectional_bfs: 1,234 expanded, 56 steps" ran on over the next
+    # panel's title; it is cut short with an ellipsis instead.
+    grid = room()
+    plans = [plan(grid, (2, 2), (58, 2), name, record_expanded=True)
+             for name in ("bidirectional_bfs", "bfs")]
+    last = np.asarray(animation.search_frames(grid, plans, frames=3, width=206)[-1])
+    panel = (last.shape[1] + animation.GAP_PX) // 2
+    gap = last[: animation.TITLE_PX, panel - animation.GAP_PX : panel]
+    assert np.all(gap == animation.BACKGROUND_RGB)
+    assert (last[: animation.TITLE_PX, :panel] != animation.BACKGROUND_RGB).any()
+
+
 def test_animate_writes_the_frames_and_width_asked_for(capsys, tmp_path):
     out = tmp_path / "search.gif"
     code = main(["animate", TUTORIAL_MAP, *CELLS, "--gif", str(out), "--frames", "15",

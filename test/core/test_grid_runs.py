@@ -184,6 +184,35 @@ def test_many_queries_on_shared_buffers_match_fresh_buffers():
     assert shared.frontier_cell.shape[0] > 4  # the frontier grew on demand
 
 
+@needs_compilation  # plain Python: minutes, for the fresh grids' cost fields
+def test_searches_of_every_family_in_any_order_on_one_grid_match_a_fresh_grid():
+    # The families share the grid's stamps and frontier arrays; any order of queries (every
+    # algorithm, 4- and 8-connected, on a cost field) must leave each answer as a fresh grid
+    # gives it, and the arrays no larger than a few times the map.
+    occupancy = load_map(shared_path("maps", "tb3_sandbox.yaml"))
+    options = {"robot_radius": 0.1, "cost_model": "inflation"}
+    shared = PlanningGrid(occupancy, **options)
+    free = np.flatnonzero(shared.free_mask)
+    rng = np.random.default_rng(5)
+    for _ in range(120):
+        algorithm = str(rng.choice(domain_algorithms(GRID)))
+        connectivity = int(rng.choice((4, 8)))
+        start, *targets = (int(cell) for cell in rng.choice(free, size=int(rng.integers(2, 4))))
+        found = [
+            search_grid(grid, start, targets, algorithm, connectivity=connectivity,
+                        backend="numba")
+            for grid in (shared, PlanningGrid(occupancy, **options))
+        ]
+        reused, fresh = (search.result for search in found)
+        assert reused.status is fresh.status, (algorithm, connectivity)
+        assert reused.states.tolist() == fresh.states.tolist(), (algorithm, connectivity)
+        assert (reused.nodes_expanded, reused.nodes_generated, reused.max_frontier) == (
+            fresh.nodes_expanded, fresh.nodes_generated, fresh.max_frontier)
+    buffers = shared.buffers
+    for name in ("frontier_cell", "frontier_step", "frontier_heap", "frontier_pool"):
+        assert getattr(buffers, name).shape[0] <= 4 * buffers.cell_count, name
+
+
 @needs_numba
 def test_a_search_growing_a_shared_frontier_array_grows_the_larger_one_only_as_needed():
     # BFS grows `frontier_cell` only; DFS keeps its stack in it and in `frontier_step`. Each

@@ -138,7 +138,9 @@ class SearchBuffers:
         return from_padded(self.order[:count].astype(np.int64), self.width)
 
     def expanded_indices(self) -> np.ndarray:
-        """Map indices of the cells the latest query expanded (O(map area); for display)."""
+        """Map indices of the cells the latest query expanded (O(map area); for display): the
+        stamps' CLOSED mark, which bidirectional BFS does not set (its BACKWARD stamps reach
+        the same values, so after it these are the cells its backward side reached)."""
         return from_padded(np.flatnonzero(self.stamp >= self.base + CLOSED), self.width)
 
 
