@@ -42,6 +42,19 @@ def non_negative(text: str) -> float:
     return value
 
 
+def at_most(high: float):
+    """An argparse type: a finite number in [0, `high`]."""
+
+    def number(text: str) -> float:
+        value = non_negative(text)
+        if value > high:
+            raise argparse.ArgumentTypeError(f"{text!r} must be at most {high:g}")
+        return value
+
+    number.__name__ = f"number in [0, {high:g}]"
+    return number
+
+
 def positive(text: str) -> float:
     """A finite number > 0 (argparse type)."""
     value = finite(text)

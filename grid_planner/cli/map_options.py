@@ -11,10 +11,19 @@ from grid_planner.grid.costs import (
     DEFAULT_COST_SCALING_FACTOR,
     DEFAULT_COST_TRAVEL_MULTIPLIER,
     DEFAULT_INFLATION_RADIUS,
+    MAX_COST_TRAVEL_MULTIPLIER,
 )
 from grid_planner.grid.smoothing import DEFAULT_SMOOTHING, SMOOTHINGS
 
-from .arg_types import StoreValues, file_name, finite, non_negative, positive, threshold
+from .arg_types import (
+    StoreValues,
+    at_most,
+    file_name,
+    finite,
+    non_negative,
+    positive,
+    threshold,
+)
 
 
 def add_map_query(parser: argparse.ArgumentParser) -> None:
@@ -103,9 +112,11 @@ def add_map_options(parser: argparse.ArgumentParser) -> None:
         f"{DEFAULT_COST_SCALING_FACTOR:g})",
     )
     group.add_argument(
-        "--cost-travel-multiplier", type=non_negative, default=DEFAULT_COST_TRAVEL_MULTIPLIER,
-        metavar="W", help="a step onto a cell of cost c costs step * (1 + W c / 252); 0 gives "
-        f"the shortest path (default {DEFAULT_COST_TRAVEL_MULTIPLIER:g})",
+        "--cost-travel-multiplier", type=at_most(MAX_COST_TRAVEL_MULTIPLIER),
+        default=DEFAULT_COST_TRAVEL_MULTIPLIER, metavar="W",
+        help="a step onto a cell of cost c costs step * (1 + W c / 252); 0 gives the shortest "
+        f"path, at most {MAX_COST_TRAVEL_MULTIPLIER:g} (default "
+        f"{DEFAULT_COST_TRAVEL_MULTIPLIER:g})",
     )
     group.add_argument(
         "--smoothing", choices=SMOOTHINGS, default=DEFAULT_SMOOTHING, metavar="S",

@@ -43,6 +43,9 @@ DEFAULT_COST_MODEL = "uniform"
 DEFAULT_INFLATION_RADIUS = 0.55
 DEFAULT_COST_SCALING_FACTOR = 10.0
 DEFAULT_COST_TRAVEL_MULTIPLIER = 1.0
+# The largest multiplier: the weighted searches keep a ring of buckets 16 x the dearest step
+# long, so at 1e7 one plan allocated 2.3 GB and at 1e9 it failed (Smac's profiles use 0-10).
+MAX_COST_TRAVEL_MULTIPLIER = 1000.0
 
 FREE_COST = 0
 MAX_NON_OBSTACLE = 252
@@ -234,8 +237,11 @@ def step_cost_tables(cost_model: str, multiplier: float) -> tuple[np.ndarray, np
     their sums agree to the bit.
     """
     check_cost_model(cost_model)
-    if not (math.isfinite(multiplier) and multiplier >= 0.0):
-        raise ValueError(f"cost_travel_multiplier must be a finite number >= 0, got {multiplier}")
+    if not (math.isfinite(multiplier) and 0.0 <= multiplier <= MAX_COST_TRAVEL_MULTIPLIER):
+        raise ValueError(
+            f"cost_travel_multiplier must be a finite number in [0, "
+            f"{MAX_COST_TRAVEL_MULTIPLIER:g}], got {multiplier}"
+        )
     if cost_model == "uniform":
         straight = np.ones(256, dtype=np.float64)
     else:

@@ -145,6 +145,7 @@ def search_grid(
             connectivity == 4 and bool(np.all(step_costs[0] == 1.0))
         )),
         limit=outcome.limit,
+        nodes_held=outcome.nodes_held,
     )
     return GridSearch(result, path, expanded, used)
 

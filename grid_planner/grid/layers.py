@@ -38,6 +38,10 @@ from .kernels.layout import free_key_of
 from .occupancy import obstacle_cells, unknown_cells
 from .timing import StageClock
 
+# The farthest an inflation layer reaches (cells): its table holds a cost for each squared
+# distance up to that, so a 5 km radius at 0.05 m asked for 74.5 GiB.
+MAX_INFLATION_REACH_CELLS = 2048
+
 
 class CostLayers(NamedTuple):
     """What a cost model makes of a map (flat arrays in OccupancyGrid order, writable).
@@ -102,11 +106,11 @@ def cost_layers(
         scan = math.isqrt(math.floor(limit))
     clock.lap("threshold")
     inscribed = raw == INSCRIBED if cost_model == "costmap" else np.zeros(0, dtype=np.bool_)
+    dtype = keys_dtype(cost_model, scan, radius_limit)
     table = np.zeros(0, dtype=np.uint8)
     if cost_model == "inflation":
         table = inflation_table(scan, resolution, robot_radius, inflation_radius,
                                 cost_scaling_factor)
-    dtype = keys_dtype(cost_model, scan, radius_limit)
     cells = cell_arrays if compiled_distances(scan) else cell_arrays_numpy
     free, padded, costs = cells(
         obstacle, unknown, inscribed, scan, radius_limit, bool(allow_unknown), table,
@@ -148,6 +152,12 @@ def inflation_table(
     unless it is inscribed (`cell_arrays`). One table per grid, so every cell at a distance
     gets the same float result.
     """
+    if scan > MAX_INFLATION_REACH_CELLS:
+        raise ValueError(
+            f"inflation_radius and robot_radius reach {scan:,} cells at this map's resolution "
+            f"({resolution:g} m); the inflation layer reaches at most "
+            f"{MAX_INFLATION_REACH_CELLS:,} cells"
+        )
     distance2 = np.arange((scan + 1) ** 2 + 1)
     distance = np.sqrt(distance2.astype(np.float64)) * resolution
     scaled = MAX_NON_OBSTACLE * np.exp(-cost_scaling_factor * (distance - robot_radius))

@@ -216,8 +216,9 @@ class OccupancyMap:
         if self.origin_yaw != 0.0:
             c, s = math.cos(self.origin_yaw), math.sin(self.origin_yaw)
             dx, dy = c * dx + s * dy, -s * dx + c * dy
-        with np.errstate(over="ignore"):  # far-off points: clamped just below
+        with np.errstate(over="ignore", invalid="ignore"):  # far-off points: clamped below
             cells = np.floor(np.column_stack((dx, dy)) / self.resolution)
+        cells[np.isnan(cells)] = _FAR_CELL
         return np.clip(cells, -_FAR_CELL, _FAR_CELL).astype(np.int64)
 
     def cell_to_world(self, x: int, y: int) -> tuple[float, float]:
@@ -246,7 +247,10 @@ class OccupancyMap:
 
 
 def _cell_floor(cells: float) -> int:
-    """The cell index `floor(cells)` of a finite coordinate in cells, clamped to +-_FAR_CELL."""
+    """The cell index `floor(cells)` of a coordinate in cells, clamped to +-_FAR_CELL; NaN (an
+    infinite offset that a rotated origin turned indeterminate) is far outside too."""
+    if cells != cells:
+        return _FAR_CELL
     return math.floor(min(max(cells, -_FAR_CELL), _FAR_CELL))
 
 

@@ -105,6 +105,12 @@ def _raise_failure(
         raise NoValidPathFound(
             f"{name} exhausted its budget of {cap} expanded nodes {route}", **evidence
         )
+    if result.limit is LimitKind.MEMORY:
+        cap = budget.max_held if budget is not None else None
+        raise NoValidPathFound(
+            f"{name} reached its memory budget of {cap} states held {route} ({done})",
+            **evidence,
+        )
     if result.limit is LimitKind.MAX_DEPTH:
         raise NoValidPathFound(
             f"{name} found no path within its depth limit of {depth} steps {route}", **evidence

@@ -100,6 +100,7 @@ def run(kernel: Kernel, budget: Budget | None, chunk: int) -> KernelRun:
     """Run `kernel` to the end in chunks of at most `chunk` expansions, within `budget`."""
     state = kernel.state
     max_nodes = None if budget is None else budget.max_nodes
+    max_held = None if budget is None else budget.max_held
     progress = None if budget is None else budget.progress
     limit: LimitKind | None = None
     peak_held = 0
@@ -115,6 +116,10 @@ def run(kernel: Kernel, budget: Budget | None, chunk: int) -> KernelRun:
             if limit is not None:
                 break
         allowed = chunk if max_nodes is None else min(chunk, max_nodes - expanded)
+        if max_held is not None:
+            # A search holding what it expanded stops exactly at the limit, whatever its
+            # arrays' growth did to the chunks; one holding more per expansion within a chunk.
+            allowed = min(allowed, max(1, max_held - held))
         code = kernel.step(allowed)
         if code == GROW:
             kernel.grow()

@@ -37,6 +37,18 @@ def in_range(low: float, high: float) -> Rule:
     return rule
 
 
+def off_or_in_range(low: float, high: float) -> Rule:
+    """Accept 0 (off) or finite numbers in [`low`, `high`]."""
+    within = in_range(low, high)
+
+    def rule(value: object) -> str | None:
+        if value == 0 or within(value) is None:
+            return None
+        return f"must be 0 (off) or a finite number in [{low:g}, {high:g}]"
+
+    return rule
+
+
 def non_empty(value: object) -> str | None:
     """Accept a non-empty string."""
     return None if isinstance(value, str) and value.strip() else "must not be empty"

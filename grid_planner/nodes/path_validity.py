@@ -51,6 +51,13 @@ def check_path(node: PlannerNode, path: Path) -> tuple[bool, list[int]]:
         node.get_logger().warning("is_path_valid answers false: no map yet")
         return False, []
     global_frame = node.get_parameter("global_frame").value
+    if grid.map.frame_id != global_frame:
+        # As a plan is refused: the map is never taken for one in another frame.
+        node.get_logger().warning(
+            f"is_path_valid answers false: the map in use is in frame '{grid.map.frame_id}', "
+            f"not the global frame '{global_frame}'"
+        )
+        return False, []
     points: list[tuple[float, float] | None] = []
     for stamped in path.poses:
         pose = PoseStamped(header=path.header, pose=stamped.pose)

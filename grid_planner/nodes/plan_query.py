@@ -53,8 +53,10 @@ class PlanAnswer:
 
 
 class QueryError(Exception):
-    """A query refused before planning, with its ComputePath code."""
+    """A query refused, with its ComputePath code: before planning, or after a search whose
+    path cannot be sent (`nodes_expanded`: that search's)."""
 
-    def __init__(self, code: int, message: str) -> None:
+    def __init__(self, code: int, message: str, nodes_expanded: int = 0) -> None:
         super().__init__(message)
         self.code = code
+        self.nodes_expanded = nodes_expanded

@@ -11,10 +11,23 @@ from grid_planner.grid.costs import (
     DEFAULT_COST_SCALING_FACTOR,
     DEFAULT_COST_TRAVEL_MULTIPLIER,
     DEFAULT_INFLATION_RADIUS,
+    MAX_COST_TRAVEL_MULTIPLIER,
 )
 from grid_planner.grid.smoothing import DEFAULT_SMOOTHING, SMOOTHINGS, SmootherParams
-from grid_planner.nodes.parameters import Rule, at_least, in_range, non_empty, one_of
-from grid_planner.nodes.replanning import DEFAULT_REPLAN_POLICY, REPLAN_POLICIES
+from grid_planner.nodes.parameters import (
+    Rule,
+    at_least,
+    in_range,
+    non_empty,
+    off_or_in_range,
+    one_of,
+)
+from grid_planner.nodes.replanning import (
+    DEFAULT_REPLAN_POLICY,
+    MAX_REPLAN_PERIOD,
+    MIN_REPLAN_PERIOD,
+    REPLAN_POLICIES,
+)
 from grid_planner.search.registry import GRID, domain_algorithms
 
 GRID_ALGORITHMS = domain_algorithms(GRID)
@@ -78,14 +91,15 @@ def planner_parameters() -> dict[str, tuple[object, str, Rule | None]]:
                                 "costs fall with distance (Nav2's exponential)", at_least(0.0)),
         "cost_travel_multiplier": (DEFAULT_COST_TRAVEL_MULTIPLIER, "a step onto a cell of cost "
                                    "c costs step * (1 + this * c / 252); 0: shortest path",
-                                   at_least(0.0)),
+                                   in_range(0.0, MAX_COST_TRAVEL_MULTIPLIER)),
         "replan_on_map_update": (DEFAULT_REPLAN_POLICY, "after a full map or a patch, replan "
                                  "the goal_pose goal: always, when_blocked (a pose of its path "
                                  "newly blocked, the start off the path, the map's geometry "
                                  "changed or no path yet) or never",
                                  one_of(REPLAN_POLICIES)),
         "replan_period": (0.0, "s; replan the goal_pose goal from the latest start this often "
-                          "(0: off)", at_least(0.0)),
+                          f"(0: off; else {MIN_REPLAN_PERIOD:g} to {MAX_REPLAN_PERIOD:g})",
+                          off_or_in_range(MIN_REPLAN_PERIOD, MAX_REPLAN_PERIOD)),
         "smoothing": (DEFAULT_SMOOTHING, "none, shortcut or gradient", one_of(SMOOTHINGS)),
         "smoother.w_smooth": (SMOOTHER_DEFAULTS.w_smooth, "gradient smoother: pull towards "
                               "the neighbours' midpoint", at_least(0.0)),

@@ -54,7 +54,7 @@ class QueryPlanner:
         try:
             answer = self._plan(query, cancel, self._param("global_frame"), grids)
         except QueryError as error:
-            answer = PlanAnswer(empty, error.code, str(error))
+            answer = PlanAnswer(empty, error.code, str(error), nodes_expanded=error.nodes_expanded)
         except PlannerCancelled as error:
             return PlanAnswer(empty, Codes.UNKNOWN, f"cancelled: {error}",
                               nodes_expanded=error.nodes_expanded,
@@ -125,15 +125,17 @@ class QueryPlanner:
         budget = Budget.from_timeout(
             value("max_planning_time"), max_nodes=value("max_nodes"), cancel=cancel
         )
+        most_poses = self._param("max_path_poses")  # read with the rest, before the search
         found = plan_world(
             grid, (start.x, start.y), (goal.x, goal.y), algorithm, tolerance=tolerance,
             budget=budget, record_expanded=self._param("publish_expanded"),
             **path_options(value),
         )
-        if len(found.poses) > self._param("max_path_poses"):
+        if len(found.poses) > most_poses:
             raise QueryError(
                 Codes.NO_VALID_PATH, f"{algorithm} found a path of {len(found.poses)} poses, more "
-                f"than max_path_poses {self._param('max_path_poses')}; it is not sent",
+                f"than max_path_poses {most_poses}; it is not sent",
+                nodes_expanded=found.nodes_expanded,
             )
         final_yaw = None if value("use_final_approach_orientation") else goal.yaw
         if found.length == 0:

@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 
 REPLAN_POLICIES = ("always", "when_blocked", "never")
 DEFAULT_REPLAN_POLICY = "when_blocked"
+# A replan_period other than 0 (off) lies in this range (s): 1e-9 kept the node replanning at
+# 82 % of a core, and above about 9.2e9 s rclpy cannot make the timer (int64 nanoseconds).
+MIN_REPLAN_PERIOD = 0.05
+MAX_REPLAN_PERIOD = 86_400.0
 # A start farther than this many cells (or the robot radius, if larger) from every pose of the
 # path has left it.
 OFF_PATH_CELLS = 2.0

@@ -76,6 +76,7 @@ def test_the_picture_shades_costs_and_draws_the_smoothed_line(capsys, tmp_path):
      ("--cost-model", "smac", "invalid choice: 'smac'"),
      ("--smoothing", "spline", "invalid choice: 'spline'"),
      ("--cost-travel-multiplier", "-1", "must be >= 0"),
+     ("--cost-travel-multiplier", "1e7", "'1e7' must be at most 1000"),
      ("--inflation-radius", "nan", "not a finite number")],
 )
 def test_bad_flags_are_one_line_usage_errors(capsys, flag, value, words):

@@ -113,6 +113,11 @@ def test_step_costs_follow_smac_and_uniform_ignores_the_multiplier():
     assert (uniform == 1.0).all() and (uniform_diagonal == math.sqrt(2.0)).all()
     with pytest.raises(ValueError, match="cost_travel_multiplier"):
         step_cost_tables("inflation", -1.0)
+    # 1e7 made one weighted plan allocate 2.3 GB (its bucket ring grows with the dearest step).
+    assert step_cost_tables("inflation", 1000.0)[0][252] == pytest.approx(1001.0)
+    with pytest.raises(ValueError, match=r"cost_travel_multiplier must be a finite number in "
+                       r"\[0, 1000\], got 1001"):
+        step_cost_tables("inflation", 1001.0)
     with pytest.raises(ValueError, match="cost_model must be one of uniform, inflation, costmap"):
         step_cost_tables("smac", 1.0)
 
@@ -153,5 +158,10 @@ def test_bad_cost_settings_are_refused():
         PlanningGrid(occupancy, cost_model="smac")
     with pytest.raises(ValueError, match="inflation_radius"):
         PlanningGrid(occupancy, cost_model="inflation", inflation_radius=-0.1)
+    # 5 km at 0.05 m asked for a 74.5 GiB table (MemoryError); now refused before it.
+    fine = OccupancyMap.from_rows([[0, 0]], resolution=0.05)
+    with pytest.raises(ValueError, match=r"reach 100,000 cells at this map's resolution "
+                       r"\(0.05 m\); the inflation layer reaches at most 2,048 cells"):
+        PlanningGrid(fine, cost_model="inflation", inflation_radius=5000.0)
     with pytest.raises(ValueError, match="cost_scaling_factor"):
         PlanningGrid(occupancy, cost_model="inflation", cost_scaling_factor=math.nan)

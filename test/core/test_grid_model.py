@@ -11,11 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grid_planner.grid import (
+    GoalOutsideMap,
     OccupancyMap,
     PlanningGrid,
     StartOccupied,
     UnsupportedMapError,
     plan,
+    plan_world,
 )
 from grid_planner.grid.components import label_components, label_components_numpy
 from grid_planner.grid.costs import obstacle_distance2
@@ -82,6 +84,14 @@ def test_a_point_too_far_for_any_cell_number_is_far_outside_not_an_overflow():
         [far, -far], [1, 2],
     ]
     assert not occupancy.contains_cell(far, 0)
+    # A far origin on a rotated map: the offset is infinite and the rotation made it NaN, which
+    # raised ValueError (planner_node answered 200 UNKNOWN instead of GOAL_OUTSIDE_MAP).
+    rotated = OccupancyMap(5, 4, 0.05, np.zeros(20), origin_x=-1e308, origin_y=-1e308,
+                           origin_yaw=math.pi / 4)
+    assert rotated.world_to_cell(1e308, 1e308) == (far, far)
+    assert rotated.worlds_to_cells(np.array([[1e308, 1e308]])).tolist() == [[far, far]]
+    with pytest.raises(GoalOutsideMap, match="lies outside the map"):
+        plan_world(PlanningGrid(rotated), (-1e308, -1e308), (1e308, 1e308))
 
 
 @given(

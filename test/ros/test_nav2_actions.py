@@ -214,6 +214,26 @@ def test_is_path_valid_checks_from_the_pose_nearest_the_robot(nav2) -> None:
                what="the check to start at the pose nearest the robot")
 
 
+def test_is_path_valid_answers_false_while_the_map_is_in_another_frame(nav2) -> None:
+    # It judged an 'odom' path against the 'map'-frame grid, where a plan is refused.
+    nav2.publish_map(TUTORIAL)
+    path = nav2.to_pose.call(goal=centre(TUTORIAL, (9, 0)), start=centre(TUTORIAL, (0, 7)),
+                             use_start=True).result.path
+    nav2.set_start(*TUTORIAL.cell_to_world(0, 7))
+    request = nav2.is_valid_type.Request(path=path)
+    wait_until(lambda: nav2.client.call(nav2.is_valid, request).is_valid,
+               what="is_path_valid to answer true")
+    assert nav2.set_parameter("global_frame", "odom").successful
+    try:
+        path.header.frame_id = "odom"
+        answer = nav2.client.call(nav2.is_valid, request)
+        assert not answer.is_valid and list(answer.invalid_pose_indices) == []
+        nav2.proc.wait_for_output("is_path_valid answers false: the map in use is in frame "
+                                  "'map', not the global frame 'odom'")
+    finally:
+        assert nav2.set_parameter("global_frame", "map").successful
+
+
 @pytest.mark.alone  # cancel and preemption must be answered within 1 s
 def test_cancel_ends_a_search_on_a_4096_map_within_a_second(nav2) -> None:
     # 8-connected, the corner-to-corner Dijkstra runs for about 2 s: long enough for the

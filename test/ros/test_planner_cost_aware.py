@@ -107,7 +107,13 @@ def test_a_nav2_costmap_raw_topic_is_followed_by_its_type(tmp_path) -> None:
     ("name", "value", "reason"),
     [("connectivity", 6, "must be 4 or 8"), ("cost_model", "smac", "must be one of"),
      ("smoothing", "spline", "must be one of none, shortcut, gradient"),
-     ("cost_travel_multiplier", -1.0, "must be a finite number >= 0"),
+     ("cost_travel_multiplier", -1.0, "must be a finite number in [0.0, 1000.0]"),
+     # 1e7 made one plan allocate 2.3 GB (the bucket ring grows with the dearest step).
+     ("cost_travel_multiplier", 1e7, "must be a finite number in [0.0, 1000.0]"),
+     # 1e10 passed the rule, then rclpy could not make its timer: set_parameters never
+     # answered, the value stayed set and replanning was off; 1e-9 kept a core busy.
+     ("replan_period", 1e10, "must be 0 (off) or a finite number in [0.05, 86400]"),
+     ("replan_period", 1e-9, "must be 0 (off) or a finite number in [0.05, 86400]"),
      ("smoother.w_smooth", -0.3, "must be a finite number >= 0"),
      ("smoother.refinement_num", -1, "must be a finite number >= 0"),
      ("inflation_radius", -0.1, "must be a finite number in")],

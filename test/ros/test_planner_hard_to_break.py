@@ -360,6 +360,7 @@ def test_plan_limits_fail_with_the_limit_named(planner, name, value, code, messa
     assert answer.error_code == code
     assert answer.error_msg.startswith(message), answer.error_msg
     assert answer.path.poses == []
+    assert answer.nodes_expanded > 0  # the search ran; max_path_poses once reported 0
     assert_good_plan_answered(planner)
 
 

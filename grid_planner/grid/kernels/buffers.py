@@ -85,26 +85,25 @@ class SearchBuffers:
         """Make room for more entries in the frontier `arrays` (attribute names); returns the
         new `(live_from, live_to)`.
 
-        The smallest of `arrays` (in entries), and any other with room for less than twice the
-        live entries, at least doubles, so a search makes O(log) of these calls; a larger one
-        stays. Families share arrays: after a BFS grew `frontier_cell` to millions of entries, a
-        DFS growing its `frontier_step` again and again must not double the big one each time
-        (it reached 32 GiB). With `compact` (the BFS queue) the live slice also moves to the
-        front.
+        The smallest of `arrays` (in entries) at least doubles, so a search makes O(log) of
+        these calls, and every array grows to that new size unless it holds as much already.
+        Families share arrays: after a BFS grew `frontier_cell` to millions of entries, a DFS
+        growing its `frontier_step` again and again must not double the big one each time (it
+        reached 32 GiB). With `compact` (the BFS queue) the live slice also moves to the front.
         """
         live = live_to - live_from
         first, end = (live_from, live_to) if compact else (0, live_to)
         capacities = {name: getattr(self, name).shape[0] // ENTRY_WIDTHS.get(name, 1)
                       for name in arrays}
-        smallest = min(capacities.values())
+        target = max(2 * min(capacities.values()), 2 * (live + 8))
         for name, capacity in capacities.items():
             old = getattr(self, name)
             width = ENTRY_WIDTHS.get(name, 1)
-            if capacity > smallest and capacity >= 2 * (live + 8):
+            if capacity >= target:
                 if compact:
                     old[: width * (end - first)] = old[width * first : width * end]
                 continue
-            new = np.empty(width * max(2 * capacity, 2 * (live + 8)), dtype=old.dtype)
+            new = np.empty(width * target, dtype=old.dtype)
             new[: width * (end - first)] = old[width * first : width * end]
             setattr(self, name, new)
         return (0, live) if compact else (live_from, live_to)

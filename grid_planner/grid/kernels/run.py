@@ -64,6 +64,7 @@ class KernelOutcome:
     elapsed: float
     limit: LimitKind | None = None
     expanded: np.ndarray | None = None
+    nodes_held: int = 0
 
 
 def run_search(
@@ -157,6 +158,7 @@ def _search(
         elapsed=0.0,
         limit=ended.limit,
         expanded=query.buffers.expansion_order(ended.nodes_expanded) if record else None,
+        nodes_held=ended.nodes_held,
     )
 
 
@@ -180,4 +182,5 @@ def _one_of(outcomes: list[KernelOutcome]) -> KernelOutcome:
         elapsed=0.0,
         limit=chosen.limit,
         expanded=None if orders[0] is None else np.concatenate(orders),
+        nodes_held=max(outcome.nodes_held for outcome in outcomes),
     )
