@@ -179,7 +179,8 @@ def plan(
     if grid.index_is_lethal(start):
         raise StartOccupied(f"start {describe_cell(grid, start)} is {why_blocked(grid, start)}")
     if tolerance_cells is not None:
-        if int(tolerance_cells) != tolerance_cells or tolerance_cells < 0:
+        if not math.isfinite(tolerance_cells) or int(tolerance_cells) != tolerance_cells \
+                or tolerance_cells < 0:
             raise ValueError(f"tolerance_cells must be an integer >= 0, got {tolerance_cells}")
         window = int(tolerance_cells)
     else:

@@ -77,8 +77,9 @@ class MapIntake:
             self._open = False
 
     def on_map(self, msg: object) -> None:
-        """Use the map if it fits the limits; else log why and keep the previous one."""
-        with self._lock:
+        """Use the map if it fits the limits; else log why and keep the previous one. No
+        parameter change is checked or committed meanwhile (the node's `settings_lock`)."""
+        with self._node.settings_lock, self._lock:
             self._take_map(msg)
 
     def _take_map(self, msg: object) -> None:

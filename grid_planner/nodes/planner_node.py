@@ -77,6 +77,10 @@ class PlannerNode(ManagedNode):
     """Subscribes to map, goals and start poses; publishes plans and serves plan requests."""
 
     def __init__(self, tf_buffer: object | None = None, **node_options) -> None:
+        # Held while a parameter change is checked and committed, and while a map is admitted:
+        # the two judge each other (a radius against the map in use, a map against the radius)
+        # and must not both pass against what the other is about to replace.
+        self.settings_lock = threading.RLock()
         super().__init__("grid_planner", **node_options)
         self._maps = PlanningMap()
         parameters = {**planner_parameters(), **input_parameters(),
@@ -210,6 +214,16 @@ class PlannerNode(ManagedNode):
             self._actions.stop("the planner is shutting down", 0.0)
 
     # --- parameters ---------------------------------------------------------------------------
+
+    def set_parameters(self, parameter_list: list[Parameter]) -> list[SetParametersResult]:
+        """rclpy's, under `settings_lock`."""
+        with self.settings_lock:
+            return super().set_parameters(parameter_list)
+
+    def set_parameters_atomically(self, parameter_list: list[Parameter]) -> SetParametersResult:
+        """rclpy's (what the parameter services call), under `settings_lock`."""
+        with self.settings_lock:
+            return super().set_parameters_atomically(parameter_list)
 
     def _param(self, name: str):
         return self.get_parameter(name).value

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Hashable
+from numbers import Integral
 
 from .result import Budget, LimitKind, SearchResult
 
@@ -81,9 +82,12 @@ def make_limit_check(budget: Budget | None) -> LimitCheck:
 def effective_depth_limit(explicit: int | None, budget: Budget | None) -> int | None:
     """The tighter of an explicit depth limit and `budget.max_depth` (None: unlimited)."""
     limits = [d for d in (explicit, budget.max_depth if budget else None) if d is not None]
-    if any(d < 0 for d in limits):
-        raise ValueError(f"depth limit must be >= 0, got {min(limits)}")
-    return min(limits) if limits else None
+    for limit in limits:
+        # A float (3.5) was taken as a limit of fractional steps, and 2**70 overflowed the
+        # compiled search's int64 with a numba error.
+        if isinstance(limit, bool) or not isinstance(limit, Integral) or not 0 <= limit < 2**62:
+            raise ValueError(f"depth limit must be an integer in [0, 2**62), got {limit}")
+    return int(min(limits)) if limits else None
 
 
 def walk_back(parent: ParentMap, state: Hashable) -> tuple[list, list, float]:

@@ -181,6 +181,22 @@ def test_dfs_depth_limit_bounds_the_path_and_reports_the_limit():
             plan(grid, (0, 0), (5, 0), "dfs", budget=Budget(max_depth=3), backend=backend)
 
 
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [({"depth_limit": 2**70}, "depth limit must be an integer in [0, 2**62), got 1180591"),
+     ({"depth_limit": 3.5}, "depth limit must be an integer in [0, 2**62), got 3.5"),
+     ({"budget": Budget(max_depth=2**70)}, "depth limit must be an integer in [0, 2**62)"),
+     ({"tolerance_cells": float("nan")}, "tolerance_cells must be an integer >= 0, got nan")],
+)
+def test_a_limit_no_search_can_take_is_a_value_error(options, message):
+    # 2**70 raised a numba typing error (OverflowError from the reference), 3.5 was taken as
+    # "a depth limit of 3.5 steps", NaN raised "cannot convert float NaN to integer".
+    for backend in BACKENDS:
+        with pytest.raises(ValueError) as caught:
+            plan(open_grid(10, 1), (0, 0), (5, 0), "dfs", backend=backend, **options)
+        assert str(caught.value).startswith(message)
+
+
 # --- buffers ----------------------------------------------------------------------------------
 
 

@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
+import numpy as np
 import pytest
 import rclpy
 from grid_planner_interfaces.action import SolvePuzzle as SolveAction
@@ -23,6 +24,7 @@ from rclpy.parameter import Parameter
 from rclpy.task import Future, Task
 from ros_harness import ros_client
 
+from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.nodes.action_server import ReadyActionServer
 from grid_planner.nodes.conversions import map_to_msg
 from grid_planner.nodes.executor import NodeExecutor
@@ -92,6 +94,30 @@ def test_a_map_arriving_as_cleanup_starts_is_taken_whole_or_not_at_all(
             node._maps.clear()
     assert not errors, f"{len(errors)} of {ROUNDS} map callbacks failed: {errors[0]!r}"
     assert kept == 0, f"cleanup left the map in place in {kept} of {ROUNDS} rounds"
+
+
+def test_a_radius_change_and_a_finer_map_are_never_both_taken(
+    managed_planner, tiny_switch_interval
+):
+    """A robot_radius change was checked against the map in use while a finer map was being
+    taken, and the map against the radius in force: both passed, and the node planned on a
+    grid inflated 200 cells, twice max_inflation_cells."""
+    node = managed_planner
+    now = node.get_clock().now().to_msg()
+    coarse = map_to_msg(OccupancyMap(20, 20, 1.0, np.zeros(400, dtype=np.int8)), now)
+    fine = map_to_msg(OccupancyMap(100, 100, 0.01, np.zeros(10_000, dtype=np.int8)), now)
+    limit = node.get_parameter("max_inflation_cells").value
+    assert node.trigger_configure() == SUCCESS
+    both = []
+    for round_number in range(ROUNDS):
+        node.set_parameters([Parameter("robot_radius", value=0.0)])
+        node._intake.on_map(coarse)  # the map callback
+        both_at_once(lambda: node._intake.on_map(fine),
+                     lambda: node.set_parameters([Parameter("robot_radius", value=2.0)]))
+        reach = node.get_parameter("robot_radius").value / node._maps.current.resolution
+        if reach > limit:
+            both.append(round_number)
+    assert not both, f"both taken in {len(both)} of {ROUNDS} rounds, first {both[0]}"
 
 
 class SlowService(ManagedNode):

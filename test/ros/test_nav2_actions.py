@@ -182,7 +182,9 @@ def test_through_poses_result_codes(nav2, start, goals, planner_id, code, messag
                                      planner_id=planner_id), code, message)
 
 
-def test_is_path_valid_with_a_start_then_after_an_obstacle(nav2) -> None:
+def a_valid_path(nav2):
+    """A plan across the tutorial map from the robot's start, and the is_path_valid request
+    of it, once is_path_valid answers it true."""
     nav2.publish_map(TUTORIAL)
     path = nav2.to_pose.call(goal=centre(TUTORIAL, (9, 0)), start=centre(TUTORIAL, (0, 7)),
                              use_start=True).result.path
@@ -190,6 +192,11 @@ def test_is_path_valid_with_a_start_then_after_an_obstacle(nav2) -> None:
     request = nav2.is_valid_type.Request(path=path)
     wait_until(lambda: nav2.client.call(nav2.is_valid, request).is_valid,
                what="is_path_valid to answer true")
+    return path, request
+
+
+def test_is_path_valid_with_a_start_then_after_an_obstacle(nav2) -> None:
+    path, request = a_valid_path(nav2)
     blocked = np.array(TUTORIAL.data).reshape(TUTORIAL.height, TUTORIAL.width)
     on_path = cells_of(path, TUTORIAL)[8]
     blocked[on_path[1], on_path[0]] = 100
@@ -216,13 +223,7 @@ def test_is_path_valid_checks_from_the_pose_nearest_the_robot(nav2) -> None:
 
 def test_is_path_valid_answers_false_while_the_map_is_in_another_frame(nav2) -> None:
     # It judged an 'odom' path against the 'map'-frame grid, where a plan is refused.
-    nav2.publish_map(TUTORIAL)
-    path = nav2.to_pose.call(goal=centre(TUTORIAL, (9, 0)), start=centre(TUTORIAL, (0, 7)),
-                             use_start=True).result.path
-    nav2.set_start(*TUTORIAL.cell_to_world(0, 7))
-    request = nav2.is_valid_type.Request(path=path)
-    wait_until(lambda: nav2.client.call(nav2.is_valid, request).is_valid,
-               what="is_path_valid to answer true")
+    path, request = a_valid_path(nav2)
     assert nav2.set_parameter("global_frame", "odom").successful
     try:
         path.header.frame_id = "odom"
