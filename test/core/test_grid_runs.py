@@ -66,6 +66,16 @@ def test_node_budget_stops_the_search_with_no_valid_path(algorithm, backend):
 
 @pytest.mark.parametrize("backend", BACKEND_PARAMS)
 @pytest.mark.parametrize("algorithm", ["astar", "bfs", "dfs", "dijkstra", "bidirectional_bfs"])
+def test_a_node_budget_is_enough_for_a_goal_found_by_its_last_expansion(algorithm, backend):
+    # The compiled DFS checked its allowance before it popped the next cell, so the goal,
+    # next on the stack after the one expansion allowed, was never tested.
+    found = plan(PlanningGrid(OccupancyMap.from_rows([[0, 0, 0]])), (0, 0), (1, 0), algorithm,
+                 budget=Budget(max_nodes=1), backend=backend)
+    assert found.cells == [(0, 0), (1, 0)] and found.nodes_expanded == 1
+
+
+@pytest.mark.parametrize("backend", BACKEND_PARAMS)
+@pytest.mark.parametrize("algorithm", ["astar", "bfs", "dfs", "dijkstra", "bidirectional_bfs"])
 def test_a_memory_budget_stops_the_search_and_says_so(algorithm, backend):
     # The kernels checked max_held only between chunks of 32,768 expansions: a 40 x 40 map
     # was searched to the end, or stopped where a frontier happened to grow, so the answer

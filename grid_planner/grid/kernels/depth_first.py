@@ -67,12 +67,10 @@ def dfs_kernel(
     status = driver.EXHAUSTED
     done = 0
     depth = 0
+    previous = 0  # the popped cell's depth before this visit (a limited search's)
     while True:
         if size == 0:
             status = driver.EXHAUSTED
-            break
-        if done >= max_expansions:
-            status = driver.PAUSED
             break
         if size + neighbours > capacity:
             status = driver.GROW
@@ -85,6 +83,7 @@ def dfs_kernel(
             # Seen before in this query (>= base): skip, unless now reached shallower.
             if stamp[cell] >= base and depth >= g[cell]:
                 continue
+            previous = g[cell]
             g[cell] = depth
         elif stamp[cell] >= base:
             continue
@@ -98,6 +97,15 @@ def dfs_kernel(
             stamp[cell] = reached
             pruned = 1
             continue
+        if done >= max_expansions:
+            # Out of expansions only now, after the goal test: the cell goes back on the stack
+            # as it was, and a budget of n expansions still finds a goal popped after the nth
+            # (the check before the pop failed on a goal one step past the budget).
+            if limited:
+                g[cell] = previous
+            size += 1
+            status = driver.PAUSED
+            break
         stamp[cell] = reached + CLOSED
         if record:
             expansion_order[expanded] = cell
