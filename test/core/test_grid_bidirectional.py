@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import deque
 
 import numpy as np
+import pytest
 from grid_fixtures import assert_valid_path, build, kernel, needs_numba, open_grid, random_grids
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -35,7 +36,8 @@ def assert_same(fast, slow) -> None:
     assert fast.result.status is slow.result.status
     assert fast.result.states.tolist() == slow.result.states.tolist()
     assert fast.result.actions.tolist() == slow.result.actions.tolist()
-    assert fast.result.cost == slow.result.cost
+    # The same steps, summed in another order (the reference adds its two halves' sums).
+    assert fast.result.cost == pytest.approx(slow.result.cost, rel=1e-12)
     assert fast.expanded.tolist() == slow.expanded.tolist()
     for count in ("nodes_expanded", "nodes_generated", "max_frontier"):
         assert getattr(fast.result, count) == getattr(slow.result, count), count
