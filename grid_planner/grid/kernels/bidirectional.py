@@ -65,7 +65,6 @@ def bidirectional_kernel(
     max_frontier = state[driver.MAX_FRONTIER]
     seen = state[SEEN]
     stop = expanded + max_expansions
-    status = driver.EXHAUSTED
     while True:
         side = state[SIDE]
         if side == CHOOSE:
@@ -100,7 +99,8 @@ def bidirectional_kernel(
                 expansion_order[expanded] = cell
             head += 1
             expanded += 1
-            out_floor = entry_floor(keys[np.uint64(cell)], free_key)  # forward steps' floor
+            # The floor of a forward step out of `cell` (a backward step reads its predecessor's).
+            out_floor = 0 if backward else entry_floor(keys[np.uint64(cell)], free_key)
             for k in range(connectivity):
                 if backward:
                     # `nxt` precedes `cell`: the forward rule must let it step onto `cell`.
