@@ -239,6 +239,17 @@ def test_chunked_bfs_and_dfs_give_the_unchunked_results(algorithm):
 
 
 @needs_numba
+@pytest.mark.parametrize("limit", [0, 1, 5, 40, 200])
+def test_chunked_depth_limited_dfs_gives_the_unchunked_result(limit):
+    # A chunk of one expansion pauses at every cell, also at a cell the limit stops.
+    grid, start, goal = sandbox_grid()
+    whole = kernel_run(grid, "dfs", start, [goal], chunk=1 << 30, depth_limit=limit)
+    pieces = kernel_run(grid, "dfs", start, [goal], chunk=1, depth_limit=limit)
+    assert same_outcome(whole, pieces)
+    assert (whole.status, whole.limit) == (pieces.status, pieces.limit)
+
+
+@needs_numba
 @pytest.mark.parametrize("algorithm", ["astar", "dijkstra"])
 def test_chunked_heap_searches_stay_optimal(algorithm):
     grid, start, goal = sandbox_grid()

@@ -166,3 +166,30 @@ def test_unlimited_dfs_and_bfs_kernels_follow_the_reference_step_for_step(case):
         assert fast.states.tolist() == slow.states.tolist()
         assert fast.nodes_expanded == slow.nodes_expanded
         np.testing.assert_array_equal(np.sort(fast_seen), np.sort(slow_seen))
+
+
+@needs_numba
+@given(random_grids(max_side=9), st.integers(0, 12), st.sampled_from((4, 8)))
+@settings(max_examples=200, deadline=None)
+def test_depth_limited_dfs_kernel_follows_the_reference_step_for_step(case, limit, connectivity):
+    # The kernel ended MAX_DEPTH whenever a cell reached the limit, where the reference checks
+    # for a successor the limit really hides (else NO_SOLUTION: the search saw everything),
+    # and it did not count the cell it checked: 114 statuses and 2,441 expansion orders of
+    # 5,666 random cases differed.
+    values, threshold, allow_unknown, radius, start, goal = case
+    grid, rules = build(values, threshold, allow_unknown, radius)
+    if rules.lethal[start]:
+        return
+    start_index = start[1] * rules.width + start[0]
+    targets = [goal[1] * rules.width + goal[0]]
+    fast, slow = (
+        search_grid(
+            grid, start_index, targets, "dfs", depth_limit=limit, record_expanded=True,
+            backend=backend, connectivity=connectivity,
+        )
+        for backend in ("numba", "reference")
+    )
+    assert (fast.result.status, fast.result.limit) == (slow.result.status, slow.result.limit)
+    assert fast.result.states.tolist() == slow.result.states.tolist()
+    assert fast.result.nodes_expanded == slow.result.nodes_expanded
+    assert fast.expanded.tolist() == slow.expanded.tolist()

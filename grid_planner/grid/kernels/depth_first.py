@@ -44,11 +44,14 @@ def dfs_kernel(
 
     A cell is closed when it is popped and the first neighbour in the fixed order is explored
     first, which visits cells in the same order as recursive DFS. With `depth_limit >= 0` a
-    cell at that depth is goal-tested but not expanded, and a closed cell is entered again
-    when reached at a shallower depth (it then has more depth left), so no solution within the
-    limit is missed. A cell pruned by the limit sets the DEPTH_PRUNED flag. Only a limited
-    search keeps depths in `g`. The start's direction is -1. A non-empty `expansion_order`
-    receives each expanded cell at its expansion number (`GridKernel.order`).
+    cell at that depth is goal-tested but its successors are not entered, and a closed cell is
+    entered again when reached at a shallower depth (it then has more depth left), so no
+    solution within the limit is missed. Until the first real cut, a cell at the limit counts
+    as expanded and is checked for a successor the limit hides (one not seen within a step of
+    it); the first such cell sets DEPTH_PRUNED, so a search that never cut ends exhausted.
+    Only a limited search keeps depths in `g`. The start's direction is -1. A non-empty
+    `expansion_order` receives each expanded cell at its expansion number
+    (`GridKernel.order`).
     """
     size = state[FRONTIER_END]
     expanded = state[driver.EXPANDED]
@@ -93,9 +96,9 @@ def dfs_kernel(
             state[driver.FOUND] = cell
             status = driver.SOLVED
             break
-        if limited and depth >= depth_limit:
+        at_limit = limited and depth >= depth_limit
+        if at_limit and pruned:
             stamp[cell] = reached
-            pruned = 1
             continue
         if done >= max_expansions:
             # Out of expansions only now, after the goal test: the cell goes back on the stack
@@ -116,6 +119,12 @@ def dfs_kernel(
         for k in range(4):
             if enterable(keys, floor, cell + offsets[k]):
                 straight_bits |= 1 << k
+        if at_limit:
+            looked, pruned = _cut_below(
+                keys, floor, offsets, straight_bits, neighbours, cell, depth, stamp, g, base
+            )
+            generated += looked
+            continue
         # Pushed in reverse order so that east is popped (explored) first.
         for k in range(neighbours - 1, -1, -1):
             nxt = cell + offsets[k]
@@ -137,6 +146,24 @@ def dfs_kernel(
     state[DEPTH_PRUNED] = pruned
     driver.save_counters(state, expanded, generated, max_frontier)
     return status
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _cut_below(keys, floor, offsets, straight_bits, neighbours, cell, depth, stamp, g, base):
+    """(neighbours looked at, 1 if the limit hides one of them): a successor of `cell` (at
+    the limit, `depth`) not seen at depth `depth + 1` or less, in successor order."""
+    looked = 0
+    for k in range(neighbours):
+        nxt = cell + offsets[k]
+        if k < 4:
+            if not straight_bits & (1 << k):
+                continue
+        elif not (diagonal_allowed(k, straight_bits) and enterable(keys, floor, nxt)):
+            continue
+        looked += 1
+        if stamp[nxt] < base or g[nxt] > depth + 1:
+            return looked, 1
+    return looked, 0
 
 
 class DepthFirst(GridKernel):
