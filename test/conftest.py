@@ -49,7 +49,7 @@ _isolate_ros_session()
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the `ros` and `kernel` markers."""
+    """Register the `ros`, `kernel` and `alone` markers; a RuntimeWarning fails the test."""
     config.addinivalue_line("markers", "ros: needs ROS 2 (rclpy, messages, DDS); lives in test/ros")
     config.addinivalue_line(
         "markers",
@@ -62,6 +62,9 @@ def pytest_configure(config: pytest.Config) -> None:
         "node to a limit of a second or less; make test runs these after the rest of test/ros, "
         "one at a time, so that no timed test shares the machine with a busy one",
     )
+    # numpy's overflow / invalid-value warnings mark arithmetic a test did not expect: the
+    # code must handle such values (as far-off points are clamped), not warn and go on.
+    config.addinivalue_line("filterwarnings", "error::RuntimeWarning")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

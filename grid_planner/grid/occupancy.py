@@ -211,12 +211,12 @@ class OccupancyMap:
     def worlds_to_cells(self, points: np.ndarray) -> np.ndarray:
         """`world_to_cell` of each row of `points` ((n, 2) world x, y): an (n, 2) int64 array."""
         points = np.asarray(points, dtype=np.float64).reshape(-1, 2)
-        dx = points[:, 0] - self.origin_x
-        dy = points[:, 1] - self.origin_y
-        if self.origin_yaw != 0.0:
-            c, s = math.cos(self.origin_yaw), math.sin(self.origin_yaw)
-            dx, dy = c * dx + s * dy, -s * dx + c * dy
         with np.errstate(over="ignore", invalid="ignore"):  # far-off points: clamped below
+            dx = points[:, 0] - self.origin_x
+            dy = points[:, 1] - self.origin_y
+            if self.origin_yaw != 0.0:
+                c, s = math.cos(self.origin_yaw), math.sin(self.origin_yaw)
+                dx, dy = c * dx + s * dy, -s * dx + c * dy
             cells = np.floor(np.column_stack((dx, dy)) / self.resolution)
         cells[np.isnan(cells)] = _FAR_CELL
         return np.clip(cells, -_FAR_CELL, _FAR_CELL).astype(np.int64)
