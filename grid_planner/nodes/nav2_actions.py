@@ -93,10 +93,14 @@ class _Lane:
         self._goals: dict[bytes, _Goal] = {}
         self._current: _Goal | None = None
         result_timeout = max(1, round(node.get_parameter("action_server_result_timeout").value))
+        # Its services keep every request (rclpy's default keeps the last 10: a burst of goals
+        # or result requests lost the older ones unanswered).
         self.server = node.keep(ReadyActionServer(
             node, action_type, name, self._execute, callback_group=ReentrantCallbackGroup(),
             goal_callback=self._on_goal, handle_accepted_callback=self._on_accepted,
             cancel_callback=self._on_cancel, result_timeout=result_timeout,
+            goal_service_qos_profile=SERVICE_QOS, result_service_qos_profile=SERVICE_QOS,
+            cancel_service_qos_profile=SERVICE_QOS,
         ))
 
     def _on_goal(self, _goal: object) -> GoalResponse:
@@ -230,13 +234,20 @@ class PathActions:
         if not goal.goals:
             return self._failed(self._through_type.Result.NO_VIAPOINTS_GIVEN, "no goals given")
         start = goal.start if goal.use_start else None
+        most_poses = self._node.get_parameter("max_path_poses").value
         legs: list[PathArrays] = []
-        expanded = 0
+        expanded = poses = 0
         for index, via in enumerate(goal.goals):
             answer = self._node.compute(
                 PlanQuery(goal=via, start=start, planner_id=goal.planner_id), cancel
             )
             expanded += answer.nodes_expanded
+            poses += answer.path.pose_count - (1 if legs else 0)
+            if answer.ok and poses > most_poses:
+                answer = self._failed(
+                    Codes.NO_VALID_PATH, f"the path through the first {index + 1} goals has "
+                    f"{poses} poses, more than max_path_poses {most_poses}; it is not sent",
+                )
             if not answer.ok:
                 answer.nodes_expanded = expanded
                 answer.error_msg = f"leg {index + 1} of {len(goal.goals)}: {answer.error_msg}"

@@ -20,24 +20,42 @@ parameter the node does not declare is accepted quietly and skipped (DEBUG).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
+from grid_planner.nodes.nav2_plugins import (
+    BLOCK_KEYS,
+    OUR_PLUGIN,
+    PLUGINS,
+    QUIET_SERVER_KEYS,
+    BlockKey,
+)
 from grid_planner.nodes.parameters import Rule, at_least, in_range
 
-OUR_PLUGIN = "grid_planner::GridPlanner"
 DEFAULT_PLANNER_IDS = ["GridBased"]
 
 
 def planner_ids(value: object) -> str | None:
-    """Accept a non-empty list of distinct, non-empty planner ids without dots."""
+    """Accept a non-empty list of distinct, non-empty planner ids without dots, none the
+    group name of flat parameters (`smoother`: its block key `tolerance` would be the flat
+    `smoother.tolerance`)."""
     ids = list(value)
     if not ids or any(not isinstance(i, str) or not i or "." in i for i in ids):
         return "must list at least one planner id, each non-empty and without '.'"
+    taken = sorted(set(ids) & flat_groups())
+    if taken:
+        return (f"must not use {', '.join(taken)} as a planner id: the node's own "
+                f"{taken[0]}.* parameters have that name")
     return None if len(set(ids)) == len(ids) else "must not name a planner id twice"
+
+
+def flat_groups() -> frozenset[str]:
+    """The first parts of the dotted flat parameters a block sets (`smoother`)."""
+    return frozenset(entry.flat.partition(".")[0] for entry in BLOCK_KEYS.values()
+                     if "." in entry.flat)
 
 
 SERVER_PARAMETERS: dict[str, tuple[object, str, Rule | None]] = {
@@ -51,105 +69,6 @@ SERVER_PARAMETERS: dict[str, tuple[object, str, Rule | None]] = {
     "action_server_result_timeout": (10.0, "s the actions keep a finished goal's result (read "
                                      "at configure)", in_range(0.0, 1e9)),
 }
-
-
-@dataclass(frozen=True)
-class BlockKey:
-    """A planner block key: the flat parameter it sets, and how its value becomes that one's.
-
-    `kind` is the type the key itself must have where its conversion would hide it (NavFn's
-    `use_astar` is a bool: any string would convert to an algorithm name).
-    """
-
-    flat: str
-    convert: Callable[[object], object] = lambda value: value
-    kind: Parameter.Type | None = None
-
-
-BLOCK_KEYS: dict[str, BlockKey] = {
-    "algorithm": BlockKey("algorithm"),
-    "use_astar": BlockKey("algorithm", lambda on: "astar" if on else "dijkstra",
-                          Parameter.Type.BOOL),
-    "tolerance": BlockKey("goal_tolerance"),
-    "allow_unknown": BlockKey("allow_unknown"),
-    "max_planning_time": BlockKey("max_planning_time"),
-    "use_final_approach_orientation": BlockKey("use_final_approach_orientation"),
-    "occupied_threshold": BlockKey("occupied_threshold"),
-    "robot_radius": BlockKey("robot_radius"),
-    "max_nodes": BlockKey("max_nodes"),
-    # The cost-aware planning keys: they apply where the node declares the flat parameter.
-    "cost_model": BlockKey("cost_model"),
-    "connectivity": BlockKey("connectivity"),
-    "inflation_radius": BlockKey("inflation_radius"),
-    "cost_scaling_factor": BlockKey("cost_scaling_factor"),
-    "cost_travel_multiplier": BlockKey("cost_travel_multiplier"),
-    "smoothing": BlockKey("smoothing"),
-    "smoother.w_smooth": BlockKey("smoother.w_smooth"),
-    "smoother.w_data": BlockKey("smoother.w_data"),
-    "smoother.tolerance": BlockKey("smoother.tolerance"),
-    "smoother.max_iterations": BlockKey("smoother.max_iterations"),
-    "smoother.do_refinement": BlockKey("smoother.do_refinement"),
-    "smoother.refinement_num": BlockKey("smoother.refinement_num"),
-}
-
-SMAC_SEARCH_KEYS = frozenset({
-    "downsample_costmap", "downsampling_factor", "max_iterations", "max_on_approach_iterations",
-    "terminal_checking_interval",
-})
-SMAC_STATE_LATTICE_KEYS = SMAC_SEARCH_KEYS | {
-    "tolerance", "allow_unknown", "max_planning_time", "cost_penalty", "change_penalty",
-    "non_straight_penalty", "reverse_penalty", "retrospective_penalty", "lookup_table_size",
-    "analytic_expansion_ratio", "analytic_expansion_max_length", "analytic_expansion_max_cost",
-    "analytic_expansion_max_cost_override", "cache_obstacle_heuristic", "smooth_path",
-    "debug_visualizations", "smoother.tolerance", "smoother.max_iterations", "smoother.w_data",
-    "smoother.w_smooth", "smoother.do_refinement", "smoother.refinement_num",
-}
-
-
-@dataclass(frozen=True)
-class PluginType:
-    """A planner plugin Nav2 users name: its defaults for block keys, and keys taken quietly."""
-
-    defaults: Mapping[str, object] = field(default_factory=dict)
-    quiet: frozenset[str] = frozenset()
-
-
-NAVFN = PluginType({"tolerance": 0.5, "use_astar": False, "allow_unknown": True,
-                    "use_final_approach_orientation": False})
-SMAC_2D = PluginType(
-    {"tolerance": 0.125, "allow_unknown": True, "max_planning_time": 2.0,
-     "use_final_approach_orientation": False, "connectivity": 8, "cost_travel_multiplier": 1.0,
-     "smoother.tolerance": 1e-10, "smoother.max_iterations": 1000, "smoother.w_data": 0.2,
-     "smoother.w_smooth": 0.3, "smoother.do_refinement": True, "smoother.refinement_num": 2},
-    SMAC_SEARCH_KEYS,
-)
-# Jazzy's plugin names; the slash spellings are Humble's and Iron's names of the same plugins.
-PLUGINS: dict[str, PluginType] = {
-    OUR_PLUGIN: PluginType(),
-    "nav2_navfn_planner::NavfnPlanner": NAVFN,
-    "nav2_navfn_planner/NavfnPlanner": NAVFN,
-    "nav2_smac_planner::SmacPlanner2D": SMAC_2D,
-    "nav2_smac_planner/SmacPlanner2D": SMAC_2D,
-    "nav2_theta_star_planner::ThetaStarPlanner": PluginType(
-        {"allow_unknown": True, "use_final_approach_orientation": False},
-        frozenset({"how_many_corners", "w_euc_cost", "w_traversal_cost",
-                   "terminal_checking_interval"}),
-    ),
-    "nav2_smac_planner::SmacPlannerHybrid": PluginType(
-        {"tolerance": 0.25, "allow_unknown": True, "max_planning_time": 5.0},
-        SMAC_STATE_LATTICE_KEYS | {"motion_model_for_search", "minimum_turning_radius",
-                                   "angle_quantization_bins", "use_quadratic_cost_penalty",
-                                   "downsample_obstacle_heuristic",
-                                   "allow_primitive_interpolation"},
-    ),
-    "nav2_smac_planner::SmacPlannerLattice": PluginType(
-        {"tolerance": 0.25, "allow_unknown": True, "max_planning_time": 5.0},
-        SMAC_STATE_LATTICE_KEYS | {"lattice_filepath", "allow_reverse_expansion",
-                                   "rotation_penalty"},
-    ),
-}
-# Keys of planner_server (and of every node) that are never unknown.
-QUIET_SERVER_KEYS = frozenset({"use_sim_time", "start_type_description_service"})
 
 
 class UnknownPlannerError(ValueError):
@@ -230,6 +149,8 @@ def block_rule(rules: Mapping[str, Rule]) -> Callable[[list[Parameter]], SetPara
             entry = BLOCK_KEYS.get(key) if dot else None
             rule = rules.get(entry.flat) if entry is not None else None
             reason = rule(entry.convert(change.value)) if rule is not None else None
+            if dot and key == "plugin":
+                reason = plugin_name(change.value)
             if reason is not None:
                 return SetParametersResult(
                     successful=False, reason=f"{change.name}={change.value!r} refused: {reason}"
@@ -237,6 +158,13 @@ def block_rule(rules: Mapping[str, Rule]) -> Callable[[list[Parameter]], SetPara
         return SetParametersResult(successful=True)
 
     return validate
+
+
+def plugin_name(value: object) -> str | None:
+    """Accept a non-empty plugin type name (an unknown one is said at configure)."""
+    if isinstance(value, str) and value.strip():
+        return None
+    return "must name a plugin type, e.g. " + OUR_PLUGIN
 
 
 def _as_flat_type(node: Node, value: object, flat: str) -> object:
@@ -276,23 +204,32 @@ _TYPE_WORDS = {Parameter.Type.BOOL: "true or false", Parameter.Type.INTEGER: "an
                Parameter.Type.DOUBLE: "a number", Parameter.Type.STRING: "a string"}
 
 
-def configure_planners(node: Node, rules: Mapping[str, Rule]) -> PlannerTable:
+def configure_planners(
+    node: Node, rules: Mapping[str, Rule], defaulted: dict[str, object]
+) -> PlannerTable:
     """Read `planner_plugins` and each id's block; declare the block keys that apply.
 
     A value that breaks its flat parameter's rule raises ValueError (configure fails).
+    `defaulted` (kept by the node from one configure to the next) holds the block keys this
+    declared with a plugin's default: one still at that value follows the plugin named now
+    (its default, or gone where it has none), so a runtime `<id>.plugin` change applies fully
+    at the next configure; a key the file gives or someone set keeps its value.
     """
     overrides = parameter_overrides(node)
     planners = []
     for planner_id in node.get_parameter("planner_plugins").value:
-        plugin_name = f"{planner_id}.plugin"
-        if not node.has_parameter(plugin_name):
-            node.declare_parameter(plugin_name, OUR_PLUGIN, ParameterDescriptor(
+        plugin_key = f"{planner_id}.plugin"
+        if not node.has_parameter(plugin_key):
+            node.declare_parameter(plugin_key, OUR_PLUGIN, ParameterDescriptor(
                 description="plugin type: chooses the defaults of the keys the block leaves out"
             ))
-        plugin = node.get_parameter(plugin_name).value
+        plugin = node.get_parameter(plugin_key).value
+        reason = plugin_name(plugin)
+        if reason is not None:
+            raise ValueError(f"parameter {plugin_key}={plugin!r} {reason}")
         if plugin not in PLUGINS:
             node.get_logger().warning(
-                f"{plugin_name} '{plugin}' is not a planner known here: planner {planner_id} "
+                f"{plugin_key} '{plugin}' is not a planner known here: planner {planner_id} "
                 f"follows grid_planner's flat parameters (known: {', '.join(PLUGINS)})"
             )
         kind = PLUGINS.get(plugin, PLUGINS[OUR_PLUGIN])
@@ -300,6 +237,7 @@ def configure_planners(node: Node, rules: Mapping[str, Rule]) -> PlannerTable:
         for key, entry in BLOCK_KEYS.items():
             name = f"{planner_id}.{key}"
             given = name in overrides
+            _follow_plugin(node, name, kind.defaults.get(key, _NONE), defaulted)
             if not (given or key in kind.defaults or node.has_parameter(name)):
                 continue
             if not node.has_parameter(entry.flat):
@@ -316,6 +254,8 @@ def configure_planners(node: Node, rules: Mapping[str, Rule]) -> PlannerTable:
                 node.declare_parameter(name, value, ParameterDescriptor(
                     description=f"sets {entry.flat} for this planner's goals"
                 ), ignore_override=True)
+                if not given:
+                    defaulted[name] = value
             else:  # declared by an earlier configure, maybe set since
                 _refuse_bad_value(node, name, entry, rule, node.get_parameter(name).value)
             keys.append(key)
@@ -331,6 +271,22 @@ def configure_planners(node: Node, rules: Mapping[str, Rule]) -> PlannerTable:
             "the rest follows the flat parameters"
         )
     return table
+
+
+_NONE = object()  # a plugin without a default for a key
+
+
+def _follow_plugin(node: Node, name: str, default: object, defaulted: dict[str, object]) -> None:
+    """Undeclare block key `name` when an earlier configure gave it a plugin default that it
+    still has and the plugin named now gives another one or none (then declared anew)."""
+    if name not in defaulted:
+        return
+    earlier = defaulted[name]
+    if not node.has_parameter(name) or node.get_parameter(name).value != earlier:
+        del defaulted[name]  # set since: the value is someone's choice now
+    elif default is _NONE or default != earlier:
+        node.undeclare_parameter(name)
+        del defaulted[name]
 
 
 def warn_unknown_keys(node: Node, table: PlannerTable, warned: set[str]) -> None:

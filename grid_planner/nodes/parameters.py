@@ -54,6 +54,18 @@ def non_empty(value: object) -> str | None:
     return None if isinstance(value, str) and value.strip() else "must not be empty"
 
 
+def frame_name(value: object) -> str | None:
+    """Accept a tf2 frame name: not empty, no leading '/', no whitespace anywhere."""
+    empty = non_empty(value)
+    if empty is not None:
+        return empty
+    if value.startswith("/"):
+        return f"must not start with '/' (a map or pose in '{value}' is read in '{value[1:]}')"
+    if any(character.isspace() for character in value):
+        return "must not contain whitespace (no map, pose or transform would match it)"
+    return None
+
+
 def declare_validated(
     node: Node,
     parameters: Mapping[str, tuple[object, str, Rule | None]],

@@ -105,6 +105,7 @@ class PlannerNode(ManagedNode):
             lambda: None if self._planners is None else self._planners.planners,
         )
         self._warned_keys: set[str] = set()
+        self._block_defaults: dict[str, object] = {}  # block keys at a plugin's default
         self._warm_seconds = 0.0
         # Executor threads the callbacks may hold: the service requests, the state group,
         # rclpy's parameter services, the lifecycle services and Nav2's actions.
@@ -118,7 +119,7 @@ class PlannerNode(ManagedNode):
         """Warm the kernels, read the planner blocks, make every subscription, publisher,
         service and action (they refuse requests until activation)."""
         self._warm_seconds = warm_with_notice(warm_up, self.get_logger(), "search kernels")
-        self._planners = configure_planners(self, self._rules)
+        self._planners = configure_planners(self, self._rules, self._block_defaults)
         warn_unknown_keys(self, self._planners, self._warned_keys)
         self._poses.open()
         state = self._state_group

@@ -17,6 +17,7 @@ from grid_planner.grid.smoothing import DEFAULT_SMOOTHING, SMOOTHINGS, SmootherP
 from grid_planner.nodes.parameters import (
     Rule,
     at_least,
+    frame_name,
     in_range,
     non_empty,
     off_or_in_range,
@@ -59,13 +60,11 @@ def planner_parameters() -> dict[str, tuple[object, str, Rule | None]]:
             False, "last pose faces along the last step instead of the goal's yaw", None),
         "publish_expanded": (False, "publish the expanded cells on expanded_cells", None),
         "global_frame": ("map", "frame of maps, poses and paths (no leading /, as in tf2)",
-                         lambda v: non_empty(v) or (
-                             "must not start with '/' (a map or pose in '/map' is read in "
-                             "'map')" if v.startswith("/") else None)),
+                         frame_name),
         "start_pose_transient_local": (
             True, "amcl_pose durability: transient_local (AMCL) or volatile", None),
         "use_tf": (True, "take the start from TF where tf2_ros is installed", None),
-        "robot_base_frame": ("base_link", "robot frame looked up in TF", non_empty),
+        "robot_base_frame": ("base_link", "robot frame looked up in TF", frame_name),
         "transform_tolerance": (0.3, "s to wait for a TF transform", at_least(0.0)),
         "max_concurrent_plans": (2, "service plans that run at once", at_least(1)),
         "max_queued_plans": (16, "service requests that wait for a running slot; further ones "

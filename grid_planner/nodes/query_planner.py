@@ -97,7 +97,7 @@ class QueryPlanner:
         """The answer of a found plan (its grid appended to `grids`); QueryError or the
         planner's error otherwise."""
         node = self._node
-        # Nav2's order: the map, the poses, then the planner.
+        # Nav2's order: the map, the start, the goal, then the planner.
         current = self._maps.current
         if current is None:
             raise QueryError(Codes.NO_MAP, f"no map received yet on '{self._param('map_topic')}'")
@@ -106,8 +106,8 @@ class QueryPlanner:
                 Codes.NO_MAP, f"the map in use is in frame '{current.frame_id}', not the global "
                 f"frame '{global_frame}': waiting for a map in '{global_frame}'",
             )
-        goal = node.pose_in_global(query.goal, "goal", global_frame)
         start = node.start_pose(query.start, global_frame)
+        goal = node.pose_in_global(query.goal, "goal", global_frame)
         value = node.parameter_lookup(query.planner_id)
         algorithm = query.algorithm.strip() or value("algorithm")
         if algorithm not in GRID_ALGORITHMS:

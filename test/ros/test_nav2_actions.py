@@ -118,6 +118,8 @@ NAN_GOAL = pose(float("nan"), 0.5)
     ("start", "goal", "planner_id", "code", "message"),
     [
         ((0.5, 7.5), NAN_GOAL, "", 200, "goal pose is not finite"),
+        # The start is taken before the goal, as Nav2 takes it (the goal's frame won here).
+        ((float("nan"), 7.5), pose(9.5, 0.5, frame="odom"), "", 200, "start pose is not finite"),
         ((0.5, 7.5), (9.5, 0.5), "Nope", 201, "planner_id 'Nope' is not a configured planner"),
         ((0.5, 7.5), pose(9.5, 0.5, frame="odom"), "", 202, "frame 'odom'"),
         ((-3.0, 7.5), (9.5, 0.5), "", 203, "start (-3.000, 7.500) m lies"),
@@ -180,6 +182,63 @@ def test_through_poses_result_codes(nav2, start, goals, planner_id, code, messag
     goals = [g if isinstance(g, type(NAN_GOAL)) else pose(*g) for g in goals]
     assert_aborted(nav2.through.call(goals=goals, start=pose(*start), use_start=True,
                                      planner_id=planner_id), code, message)
+
+
+def test_the_joined_path_is_held_to_max_path_poses(nav2) -> None:
+    # Each leg was checked alone: three legs under max_path_poses 10 sent 19 poses, and 600
+    # legs under the default 200,000 sent 238,801.
+    nav2.publish_map(TUTORIAL)
+    first = reference_distance(TUTORIAL, (0, 7), (9, 0))
+    second = reference_distance(TUTORIAL, (9, 0), (9, 7))
+    most = max(first, second) + 2  # either leg alone fits
+    assert first + second + 1 > most
+    assert nav2.set_parameter("max_path_poses", most).successful
+    try:
+        outcome = nav2.through.call(
+            goals=[centre(TUTORIAL, (9, 0)), centre(TUTORIAL, (9, 7)), centre(TUTORIAL, (0, 0))],
+            start=centre(TUTORIAL, (0, 7)), use_start=True,
+        )
+    finally:
+        assert nav2.set_parameter("max_path_poses", 200_000).successful
+    assert_aborted(outcome, 308, (
+        f"leg 2 of 3: the path through the first 2 goals has {first + second + 1} poses, more "
+        f"than max_path_poses {most}; it is not sent"))
+    assert outcome.result.error_msg.startswith("leg 2 of 3: ")
+
+
+def test_a_burst_of_goals_and_result_requests_is_answered_every_one(nav2) -> None:
+    # With rclpy's default service QoS (the last 10 requests) 25-28 of 40 goal requests and
+    # some result requests were never answered.
+    from nav2_msgs.action import ComputePathToPose
+    from rclpy.action import ActionClient
+
+    from grid_planner.nodes.qos import SERVICE_QOS
+
+    nav2.publish_map(TUTORIAL)
+    burst = ActionClient(nav2.client.node, ComputePathToPose, f"{NS}/compute_path_to_pose",
+                         goal_service_qos_profile=SERVICE_QOS,
+                         result_service_qos_profile=SERVICE_QOS,
+                         cancel_service_qos_profile=SERVICE_QOS)
+    try:
+        assert burst.wait_for_server(timeout_sec=30.0)
+        goal = ComputePathToPose.Goal(goal=centre(TUTORIAL, (9, 0)),
+                                      start=centre(TUTORIAL, (0, 7)), use_start=True)
+        sent = [burst.send_goal_async(goal) for _ in range(40)]
+        wait_until(lambda: all(future.done() for future in sent), 60.0,
+                   f"goal responses ({sum(f.done() for f in sent)} of 40 so far)")
+        handles = [future.result() for future in sent]
+        assert all(handle.accepted for handle in handles)
+        results = [handle.get_result_async() for handle in handles]
+        wait_until(lambda: all(future.done() for future in results), 60.0,
+                   f"results ({sum(f.done() for f in results)} of 40 so far)")
+        ended = [future.result() for future in results]
+        for answer in ended:  # planned, or preempted by a later goal of the burst
+            assert (answer.status, answer.result.error_msg) in {
+                (GoalStatus.STATUS_SUCCEEDED, ""),
+                (GoalStatus.STATUS_ABORTED, "preempted by a newer goal")}
+        assert sum(a.status == GoalStatus.STATUS_SUCCEEDED for a in ended) >= 1
+    finally:
+        burst.destroy()
 
 
 def a_valid_path(nav2):

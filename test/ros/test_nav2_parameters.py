@@ -289,3 +289,107 @@ def test_a_bad_block_value_fails_configure_with_the_reason(
     output = proc.output()
     assert f"parameter GridBased.{refusal}" in output, output
     assert "Exception" not in output, output
+
+
+SMAC_2D = "nav2_smac_planner::SmacPlanner2D"
+NAVFN = "nav2_navfn_planner::NavfnPlanner"
+OURS = "grid_planner::GridPlanner"
+
+
+@pytest.fixture
+def unconfigured_planner():
+    """An in-process planner_node waiting for transitions, its block given as overrides
+    (`overrides(...)` makes it; the test calls the transitions itself)."""
+    from grid_planner.nodes.planner_node import PlannerNode
+
+    made = []
+
+    def overrides(**block: object):
+        values = {"autostart_node": False, "bond_heartbeat_period": 0.0,
+                  "planner_plugins": ["GridBased"], **block}
+        node = PlannerNode(namespace="/switch", parameter_overrides=[
+            Parameter(name.replace("__", "."), value=value) for name, value in values.items()])
+        made.append(node)
+        return node
+
+    with ros_client("plugin_switch"):
+        yield overrides
+        for node in made:
+            node.destroy_node()
+
+
+def set_value(node, name: str, value: object) -> tuple[bool, str]:
+    result = node.set_parameters([Parameter(name, value=value)])[0]
+    return result.successful, result.reason
+
+
+def reconfigured(node, plugin: str) -> object:
+    """`node` configured, `GridBased.plugin` set to `plugin`, cleaned up and configured again;
+    the flat values a GridBased goal plans with."""
+    from grid_planner.nodes.lifecycle import SUCCESS
+
+    assert node.trigger_configure() == SUCCESS
+    assert set_value(node, "GridBased.plugin", plugin) == (True, "")
+    assert node.trigger_cleanup() == SUCCESS
+    assert node.trigger_configure() == SUCCESS
+    return node.parameter_lookup("GridBased")
+
+
+def test_a_plugin_change_applies_whole_at_the_next_configure(unconfigured_planner) -> None:
+    # Smac 2D -> ours: Smac's defaults went (ours gives none), the file's key stays. Before,
+    # the planner kept connectivity 8, tolerance 0.125 and max_planning_time 2.0.
+    node = unconfigured_planner(GridBased__plugin=SMAC_2D, GridBased__max_nodes=5000)
+    value = reconfigured(node, OURS)
+    for key in ("connectivity", "tolerance", "max_planning_time", "allow_unknown"):
+        assert not node.has_parameter(f"GridBased.{key}"), key
+    assert (value("connectivity"), value("goal_tolerance"), value("max_planning_time")) == (
+        4, 0.0, 5.0)
+    assert value("max_nodes") == 5000
+
+
+def test_navfns_keys_leave_a_planner_switched_to_smac(unconfigured_planner) -> None:
+    # NavFn's use_astar false kept a Smac 2D planner on Dijkstra, with NavFn's tolerance 0.5.
+    node = unconfigured_planner(GridBased__plugin=NAVFN)
+    value = reconfigured(node, SMAC_2D)
+    assert not node.has_parameter("GridBased.use_astar")
+    assert node.get_parameter("GridBased.tolerance").value == 0.125
+    assert (value("algorithm"), value("goal_tolerance"), value("connectivity")) == (
+        "astar", 0.125, 8)
+
+
+def test_a_block_key_set_at_runtime_keeps_its_value_across_a_plugin_change(
+    unconfigured_planner,
+) -> None:
+    from grid_planner.nodes.lifecycle import SUCCESS
+
+    node = unconfigured_planner(GridBased__plugin=SMAC_2D)
+    assert node.trigger_configure() == SUCCESS
+    assert set_value(node, "GridBased.tolerance", 0.3) == (True, "")
+    assert node.trigger_cleanup() == SUCCESS
+    value = reconfigured(node, NAVFN)
+    assert value("goal_tolerance") == 0.3
+    assert not node.has_parameter("GridBased.connectivity")  # Smac's default, NavFn has none
+
+
+def test_an_empty_plugin_name_is_refused(unconfigured_planner) -> None:
+    from grid_planner.nodes.lifecycle import FAILURE, SUCCESS
+
+    node = unconfigured_planner(GridBased__plugin=NAVFN)
+    assert node.trigger_configure() == SUCCESS
+    assert set_value(node, "GridBased.plugin", " ") == (
+        False, f"GridBased.plugin=' ' refused: must name a plugin type, e.g. {OURS}")
+    assert node.get_parameter("GridBased.plugin").value == NAVFN
+    from_file = unconfigured_planner(GridBased__plugin="")
+    assert from_file.trigger_configure() == FAILURE
+
+
+def test_smoother_is_no_planner_id(unconfigured_planner) -> None:
+    # Planner `smoother`'s block key `tolerance` was the flat smoother.tolerance: NavFn's 0.5 m
+    # goal tolerance became 1e-10, and setting either set both.
+    reason = ("must not use smoother as a planner id: the node's own smoother.* parameters "
+              "have that name")
+    node = unconfigured_planner()
+    assert set_value(node, "planner_plugins", ["GridBased", "smoother"]) == (
+        False, f"planner_plugins=['GridBased', 'smoother'] refused: {reason}")
+    with pytest.raises(ValueError, match=f"parameter planner_plugins=\\['smoother'\\] {reason}"):
+        unconfigured_planner(planner_plugins=["smoother"])

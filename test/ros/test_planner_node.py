@@ -353,6 +353,10 @@ def test_expanded_cells_are_published_when_asked(planner) -> None:
         ("global_frame", "", "global_frame='' refused: must not be empty"),
         ("global_frame", "/map", "global_frame='/map' refused: must not start with '/' (a map "
                                  "or pose in '/map' is read in 'map')"),
+        ("global_frame", "map ", "global_frame='map ' refused: must not contain whitespace "
+                                 "(no map, pose or transform would match it)"),
+        ("robot_base_frame", "base link", "robot_base_frame='base link' refused: must not "
+                                          "contain whitespace"),
     ],
 )
 def test_bad_parameters_are_refused_with_reasons(planner, name, value, reason) -> None:
