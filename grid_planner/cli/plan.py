@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -168,13 +169,16 @@ def _plan_summary(grid: PlanningGrid, found: GridPlan, map_file: str) -> str:
     if found.smoothing != "none":
         shaped += f", smoothed ({found.smoothing}: {len(found.poses)} poses, searched path "
         shaped += f"{decimal(found.raw_length_m)} m)"
+    clearance = (
+        f"{decimal(quality.min_clearance_m)} m at least, "
+        f"{decimal(quality.mean_clearance_m)} m on average"
+        if math.isfinite(quality.min_clearance_m) else "no obstacle on the map"
+    )
     lines += [
         f"  path:      {found.length + 1} cells, {found.length} steps, "
         f"{decimal(found.length_m)} m, search cost {decimal(found.result.cost)}",
         f"  shape:     {shaped}",
-        f"  clearance: {decimal(quality.min_clearance_m)} m at least, "
-        f"{decimal(quality.mean_clearance_m)} m on average; turning "
-        f"{quality.heading_change_deg:.0f} deg in all",
+        f"  clearance: {clearance}; turning {quality.heading_change_deg:.0f} deg in all",
         f"  nodes:     {found.nodes_expanded:,} expanded, {found.nodes_generated:,} generated, "
         f"peak frontier {found.max_frontier:,}",
         f"  time:      {ms(found.elapsed)} (the search alone, {found.backend} backend)",

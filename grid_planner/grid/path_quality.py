@@ -23,35 +23,55 @@ SAMPLE_SPACING_CELLS = 0.25
 
 
 @njit(cache=True, nogil=True)
-def nearest_obstacle_distances(points, obstacle, width, height):
+def nearest_obstacle_distances(points, obstacle_x, row_start):
     """The distance (cells) from each point (cell coordinates) to the nearest obstacle centre.
 
-    Searches square rings of cells around the point until no nearer obstacle can lie outside
-    them; infinity on a map without obstacles.
+    The obstacles are listed by row (`obstacle_rows`): row y's x values, ascending, are
+    `obstacle_x[row_start[y]:row_start[y + 1]]`. Rows are visited outwards from the point's
+    until a row lies farther than the nearest obstacle found; in each, the nearest obstacle is
+    found by bisection. So the time grows with the distance in rows, not with its square, and
+    a map without obstacles costs one pass over its rows. Infinity on a map without obstacles.
     """
+    height = row_start.shape[0] - 1
     result = np.full(points.shape[0], np.inf)
-    limit = max(width, height)
     for i in range(points.shape[0]):
         px = points[i, 0]
         py = points[i, 1]
-        cx = math.floor(px + 0.5)
-        cy = math.floor(py + 0.5)
+        first = min(max(math.floor(py + 0.5), 0), height - 1)
         best2 = np.inf
-        for ring in range(limit + 1):
-            # Every cell of this ring lies at least ring - 0.5 cells from the point.
-            if best2 < np.inf and (ring - 0.5) ** 2 > best2:
-                break
-            for oy in range(cy - ring, cy + ring + 1):
-                if oy < 0 or oy >= height:
-                    continue
-                step = 1 if oy == cy - ring or oy == cy + ring else 2 * ring
-                for ox in range(cx - ring, cx + ring + 1, max(step, 1)):
-                    if 0 <= ox < width and obstacle[oy * width + ox]:
-                        d2 = (ox - px) ** 2 + (oy - py) ** 2
-                        if d2 < best2:
-                            best2 = d2
+        for direction in (1, -1):
+            oy = first if direction == 1 else first - 1
+            while 0 <= oy < height:
+                dy2 = (oy - py) ** 2
+                if dy2 >= best2:
+                    break
+                low = row_start[oy]
+                high = row_start[oy + 1]
+                if low < high:
+                    # The first obstacle at or right of px, and the one before it.
+                    a, b = low, high
+                    while a < b:
+                        middle = (a + b) >> 1
+                        if obstacle_x[middle] < px:
+                            a = middle + 1
+                        else:
+                            b = middle
+                    for j in (a - 1, a):
+                        if low <= j < high:
+                            d2 = (obstacle_x[j] - px) ** 2 + dy2
+                            if d2 < best2:
+                                best2 = d2
+                oy += direction
         result[i] = math.sqrt(best2)
     return result
+
+
+def obstacle_rows(obstacle: np.ndarray, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    """The obstacle cells of the flat mask `obstacle` by row: (their x values, row-major, and
+    where each row's run starts, `height + 1` entries)."""
+    cells = np.flatnonzero(obstacle)
+    row_start = np.searchsorted(cells, np.arange(height + 1, dtype=np.int64) * width)
+    return (cells % width).astype(np.int64), row_start.astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -83,7 +103,8 @@ def path_quality(grid: PlanningGrid, cell_points: np.ndarray) -> PathQuality:
     """The quality of the path through `cell_points` (cell coordinates, `(n, 2)`) on `grid`."""
     points = np.asarray(cell_points, dtype=np.float64).reshape(-1, 2)
     samples = subdivide(points, SAMPLE_SPACING_CELLS)
-    distances = nearest_obstacle_distances(samples, grid.obstacle_mask, grid.width, grid.height)
+    obstacle_x, row_start = obstacle_rows(grid.obstacle_mask, grid.width, grid.height)
+    distances = nearest_obstacle_distances(samples, obstacle_x, row_start)
     resolution = grid.resolution
     return PathQuality(
         length_m=polyline_length(points) * resolution,

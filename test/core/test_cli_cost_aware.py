@@ -55,6 +55,18 @@ def test_the_summary_names_the_cost_model_and_the_smoothing(capsys):
     assert "clearance:" in out and "turning" in out
 
 
+def test_a_map_without_obstacles_has_no_clearance_figure(capsys, tmp_path):
+    strip = tmp_path / "strip.png"
+    Image.new("L", (400, 1), 254).save(strip)
+    strip_args = ("plan", str(strip), "--resolution", "0.05", "--cells", "--start", "0", "0",
+                  "--goal", "399", "0")
+    code, out, _ = run(capsys, *strip_args)
+    assert code == 0
+    assert "clearance: no obstacle on the map; turning 0 deg in all" in out
+    code, answer, _ = run_json(capsys, *strip_args)
+    assert answer["quality"]["min_clearance_m"] is None  # JSON has no infinity
+
+
 def test_the_picture_shades_costs_and_draws_the_smoothed_line(capsys, tmp_path):
     out_png = tmp_path / "plan.png"
     code, _, _ = run(capsys, "plan", DEMO_MAP, *ROUTE, *COST_AWARE, "--png", str(out_png),
