@@ -33,6 +33,7 @@ from .costs import (
     step_cost_tables,
 )
 from .kernels import LETHAL_KEY, SearchBuffers, decode_keys, free_key, unpadded
+from .kernels.keys import WIDEST_CLEARANCE_CELLS
 from .layers import CostLayers, cost_layers, obstacle_layer
 from .occupancy import OccupancyMap
 from .sweep import SweepMasks, sweep_masks
@@ -81,9 +82,13 @@ class PlanningGrid(CellGraph):
         self._set_map(occupancy)
         self.occupied_threshold = int(occupied_threshold)
         self.allow_unknown = bool(allow_unknown)
-        self.robot_radius = _non_negative("robot_radius", robot_radius, "m")
+        self.robot_radius = _within_reach("robot_radius", robot_radius, self.resolution)
         self.cost_model = cost_model
-        self.inflation_radius = _non_negative("inflation_radius", inflation_radius, "m")
+        self.inflation_radius = (
+            _within_reach("inflation_radius", inflation_radius, self.resolution)
+            if cost_model == "inflation"
+            else _non_negative("inflation_radius", inflation_radius, "m")
+        )
         self.cost_scaling_factor = _non_negative("cost_scaling_factor", cost_scaling_factor, "")
         layers = self.layers_of(occupancy.data, (self.height, self.width), occupancy.raw_costs,
                                 timings)
@@ -347,6 +352,19 @@ class PlanningGrid(CellGraph):
             f"{self.cell_count - lethal - free} inflated, {free} free cells"
             + (f" in {self.component_count} components" if self._labels is not None else "")
         )
+
+
+def _within_reach(name: str, radius: float, resolution: float) -> float:
+    """`radius` (m) when it is a finite number >= 0 that reaches no farther than a grid's
+    clearances go; ValueError saying why otherwise (1e300 m overflowed its square)."""
+    radius = _non_negative(name, radius, "m")
+    cells = radius / resolution
+    if cells > WIDEST_CLEARANCE_CELLS:
+        raise ValueError(
+            f"{name} {radius:g} m is {cells:.3g} cells at {resolution:g} m/cell; a grid holds "
+            f"clearances of at most {WIDEST_CLEARANCE_CELLS:,} cells"
+        )
+    return radius
 
 
 def _non_negative(name: str, value: float, unit: str) -> float:

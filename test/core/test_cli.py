@@ -171,6 +171,12 @@ def test_unknown_algorithm_exits_2_naming_the_choices(capsys):
         (["plan", TUTORIAL_MAP, "--start", "0", "nan", "--goal", "9", "0"], "not a finite number"),
         (["plan", TUTORIAL_MAP, "--start", "0", "7"], "--goal"),
         (["plan", TUTORIAL_MAP, *CELLS_START_GOAL, "--robot-radius", "-1"], "must be >= 0"),
+        # 1e300 overflowed the radius's square: a traceback and exit 1.
+        (["plan", TUTORIAL_MAP, *CELLS_START_GOAL, "--robot-radius", "1e300"],
+         "robot_radius 1e+300 m is 1e+300 cells at 1 m/cell; a grid holds clearances of at most "
+         "65,535 cells"),
+        (["compare", TUTORIAL_MAP, *CELLS_START_GOAL, "--cost-model", "inflation",
+          "--inflation-radius", "1e153"], "inflation_radius 1e+153 m is 1e+153 cells"),
         (["plan", TUTORIAL_MAP, *CELLS_START_GOAL, "--occupied-threshold", "0"], "1..100"),
         (
             ["plan", TUTORIAL_MAP, "--cells", "--start", "0.5", "7", "--goal", "9", "0"],

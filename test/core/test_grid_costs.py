@@ -160,8 +160,11 @@ def test_bad_cost_settings_are_refused():
         PlanningGrid(occupancy, cost_model="inflation", inflation_radius=-0.1)
     # 5 km at 0.05 m asked for a 74.5 GiB table (MemoryError); now refused before it.
     fine = OccupancyMap.from_rows([[0, 0]], resolution=0.05)
-    with pytest.raises(ValueError, match=r"reach 100,000 cells at this map's resolution "
+    with pytest.raises(ValueError, match=r"reach 10,000 cells at this map's resolution "
                        r"\(0.05 m\); the inflation layer reaches at most 2,048 cells"):
-        PlanningGrid(fine, cost_model="inflation", inflation_radius=5000.0)
+        PlanningGrid(fine, cost_model="inflation", inflation_radius=500.0)
     with pytest.raises(ValueError, match="cost_scaling_factor"):
         PlanningGrid(occupancy, cost_model="inflation", cost_scaling_factor=math.nan)
+    with pytest.raises(ValueError, match=r"robot_radius 1e\+154 m is 2e\+155 cells at 0.05 m/cell; "
+                       "a grid holds clearances of at most 65,535 cells"):
+        PlanningGrid(fine, robot_radius=1e154)  # its square overflowed: OverflowError

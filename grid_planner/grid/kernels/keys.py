@@ -21,6 +21,8 @@ FREE_CLEARANCE = np.int32(np.iinfo(np.int32).max)
 LETHAL_CLEARANCE = np.int32(-1)
 LETHAL_KEY = 0
 KEY_DTYPES = (np.uint8, np.uint16, np.uint32)
+# The deepest clearance (cells) the widest key holds: a radius beyond it cannot be a grid's.
+WIDEST_CLEARANCE_CELLS = math.isqrt(int(np.iinfo(KEY_DTYPES[-1]).max) - 1)
 
 
 def key_dtype(deepest: int) -> type[np.unsignedinteger]:
@@ -29,11 +31,10 @@ def key_dtype(deepest: int) -> type[np.unsignedinteger]:
     for dtype in KEY_DTYPES:
         if deepest < np.iinfo(dtype).max:
             return dtype
-    widest = math.isqrt(int(np.iinfo(KEY_DTYPES[-1]).max) - 1)
     reach = math.isqrt(deepest - 1) + 1  # cells, rounded up
     raise ValueError(
         f"robot_radius and inflation_radius reach {reach:,} cells at this map's resolution; "
-        f"a grid holds clearances of at most {widest:,} cells"
+        f"a grid holds clearances of at most {WIDEST_CLEARANCE_CELLS:,} cells"
     )
 
 
