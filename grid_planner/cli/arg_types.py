@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import math
 
+from grid_planner.search import DEPTH_LIMIT_BOUND
+
 
 class StoreValues(argparse.Action):
     """Stores a list of `low`..`high` values; `display` is how usage and help show them."""
@@ -74,6 +76,14 @@ def count(text: str) -> int:
         value = int(number)
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
+    return value
+
+
+def depth(text: str) -> int:
+    """A depth limit: a whole number >= 0 below 2**62 (argparse type)."""
+    value = count(text)
+    if value >= DEPTH_LIMIT_BOUND:
+        raise argparse.ArgumentTypeError(f"{text!r} must be below 2**62")
     return value
 
 

@@ -21,6 +21,7 @@ from grid_planner.search.registry import GRID, domain_algorithms
 from .arg_types import (
     StoreValues,
     count,
+    depth,
     file_name,
     finite,
     name_list,
@@ -325,7 +326,7 @@ def _add_puzzle_limits(
     )
     group.add_argument(
         "--max-depth",
-        type=count,
+        type=depth,
         default=0,
         metavar="N",
         help=(

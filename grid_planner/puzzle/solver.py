@@ -31,7 +31,14 @@ from dataclasses import dataclass, field
 
 from ..jit.backend import BackendError, check_backend, resolve_backend
 from ..report import RunReport
-from ..search import Budget, LimitKind, SearchProgress, SearchResult, SearchStatus
+from ..search import (
+    DEPTH_LIMIT_BOUND,
+    Budget,
+    LimitKind,
+    SearchProgress,
+    SearchResult,
+    SearchStatus,
+)
 from ..search.registry import PUZZLE, AlgorithmInfo, domain_algorithms, offered
 from .board import (
     BoardLike,
@@ -253,7 +260,10 @@ def _check_request(
         )
     if heuristic:
         check_heuristic(heuristic)
-    return _check_count("max_depth", max_depth)
+    depth = _check_count("max_depth", max_depth)
+    if depth >= DEPTH_LIMIT_BOUND:
+        raise InvalidRequestError(f"max_depth must be below 2**62, got {depth}")
+    return depth
 
 
 def _route(info, resolved, backend: str) -> str:

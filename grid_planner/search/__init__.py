@@ -28,7 +28,7 @@ the node. A search stopped by a budget, or a
 depth-limited search that cut states and found nothing, ends LIMIT_REACHED with the LimitKind.
 """
 
-from ._support import CLOCK_CHECK_INTERVAL
+from ._support import CLOCK_CHECK_INTERVAL, DEPTH_LIMIT_BOUND
 from .informed import astar, idastar, uniform_cost
 from .problem import (
     IncrementalHeuristicProblem,
@@ -50,6 +50,7 @@ from .uninformed import bfs, bidirectional_bfs, dfs, iddfs
 __all__ = [
     "ALGORITHMS",
     "CLOCK_CHECK_INTERVAL",
+    "DEPTH_LIMIT_BOUND",
     "DOMAIN_ALGORITHMS",
     "AlgorithmInfo",
     "Budget",

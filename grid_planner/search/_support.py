@@ -79,13 +79,18 @@ def make_limit_check(budget: Budget | None) -> LimitCheck:
     return check
 
 
+# Depth limits stay below this: the compiled searches hold depths in int64.
+DEPTH_LIMIT_BOUND = 2**62
+
+
 def effective_depth_limit(explicit: int | None, budget: Budget | None) -> int | None:
     """The tighter of an explicit depth limit and `budget.max_depth` (None: unlimited)."""
     limits = [d for d in (explicit, budget.max_depth if budget else None) if d is not None]
     for limit in limits:
         # A float (3.5) was taken as a limit of fractional steps, and 2**70 overflowed the
         # compiled search's int64 with a numba error.
-        if isinstance(limit, bool) or not isinstance(limit, Integral) or not 0 <= limit < 2**62:
+        if (isinstance(limit, bool) or not isinstance(limit, Integral)
+                or not 0 <= limit < DEPTH_LIMIT_BOUND):
             raise ValueError(f"depth limit must be an integer in [0, 2**62), got {limit}")
     return int(min(limits)) if limits else None
 

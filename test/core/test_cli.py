@@ -183,6 +183,8 @@ def test_unknown_algorithm_exits_2_naming_the_choices(capsys):
             "whole cell",
         ),
         (["plan", "missing.yaml", *CELLS_START_GOAL], "missing.yaml not found"),
+        (["puzzle", "8 6 7 2 5 4 3 0 1", "--algorithm", "iddfs", "--max-depth", "1e30"],
+         "argument --max-depth: '1e30' must be below 2**62"),
         (["plan", TUTORIAL_MAP, *CELLS_START_GOAL, "--resolution", "0.5"], "bare image"),
         (["frobnicate"], "invalid choice"),
         ([], "COMMAND"),

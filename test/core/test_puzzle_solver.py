@@ -190,6 +190,9 @@ def test_invalid_board_status_and_message(board, fragment):
         ({"goal": "1 2 3 4 5 6 7 8 8"}, "goal has duplicate tile(s) 8"),
         ({"max_depth": -1}, "max_depth must be >= 0"),
         ({"max_depth": 2.5}, "max_depth must be an integer"),
+        # 2**70 passed this check and raised a ValueError from the search.
+        ({"algorithm": "iddfs", "max_depth": 2**70},
+         "max_depth must be below 2**62, got 1180591620717411303424"),
     ],
 )
 
