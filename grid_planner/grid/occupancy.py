@@ -82,11 +82,7 @@ class OccupancyMap:
         for name in ("origin_x", "origin_y", "origin_yaw"):
             if not math.isfinite(float(getattr(self, name))):
                 raise UnsupportedMapError(f"map {name} must be finite, got {getattr(self, name)}")
-        values = np.asarray(self.data)
-        if values.dtype != np.int8:
-            if values.size and (values.min() < -128 or values.max() > 127):
-                raise UnsupportedMapError("map values must fit in int8 (-128..127)")
-            values = values.astype(np.int8)
+        values = _whole_numbers(np.asarray(self.data), np.int8, "map values")
         if not _immutable(values):
             values = np.array(values, dtype=np.int8, copy=True).reshape(-1)
         if values.size != int(self.width) * int(self.height):
@@ -96,7 +92,7 @@ class OccupancyMap:
             )
         values.setflags(write=False)
         if self.raw_costs is not None:
-            raw = np.asarray(self.raw_costs)
+            raw = _whole_numbers(np.asarray(self.raw_costs), np.uint8, "raw costs")
             if not (_immutable(raw) and raw.dtype == np.uint8):
                 raw = np.array(raw, dtype=np.uint8, copy=True).reshape(-1)
             if raw.size != values.size:
@@ -264,6 +260,25 @@ def index_points(indices: np.ndarray | Sequence[int], width: int) -> np.ndarray:
     rows = np.floor((flat + 0.5) * (1.0 / width), out=points[:, 1])
     np.subtract(flat, rows * width, out=points[:, 0])
     return points
+
+
+def _whole_numbers(values: np.ndarray, dtype: type, what: str) -> np.ndarray:
+    """`values` as `dtype` when every one is a whole number in its range; a NaN or 64.9 was
+    cast to 0 or 64 (free), a plan then crossed it."""
+    if values.dtype == dtype:
+        return values
+    info = np.iinfo(dtype)
+    if values.size:
+        if values.dtype.kind == "f":
+            bad = ~np.isfinite(values) | (values != np.round(values))
+            if bad.any():
+                raise UnsupportedMapError(
+                    f"{what} must be whole numbers, got {values.reshape(-1)[np.argmax(bad)]}"
+                )
+        if values.min() < info.min or values.max() > info.max:
+            raise UnsupportedMapError(f"{what} must fit in {dtype.__name__} "
+                                      f"({info.min}..{info.max})")
+    return values.astype(dtype)
 
 
 def _immutable(array: np.ndarray) -> bool:

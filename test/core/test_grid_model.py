@@ -38,6 +38,11 @@ def test_map_data_is_a_read_only_flat_int8_copy():
         occupancy.data[0] = 5
 
 
+def test_whole_float_values_are_read_as_the_integers_they_are():
+    occupancy = OccupancyMap.from_rows(np.array([[0.0, 100.0, -1.0]]))
+    assert occupancy.data.tolist() == [0, 100, -1]
+
+
 def test_from_rows_puts_the_first_printed_row_at_the_top():
     occupancy = OccupancyMap.from_rows([[100, 0], [0, 0]])
     assert occupancy.value(0, 1) == 100
@@ -55,6 +60,15 @@ def test_from_rows_puts_the_first_printed_row_at_the_top():
         ({"width": 1, "height": 1, "resolution": math.nan, "data": [0]}, "resolution"),
         ({"width": 1, "height": 1, "resolution": 1.0, "data": [300]}, "int8"),
         ({"width": 1, "height": 1, "resolution": 1.0, "data": [0], "origin_x": math.inf}, "finite"),
+        # A NaN was cast to 0 (free) and 64.9 to 64 (free under 65): a plan crossed them.
+        ({"width": 2, "height": 1, "resolution": 1.0, "data": [0.0, math.nan]},
+         "map values must be whole numbers, got nan"),
+        ({"width": 2, "height": 1, "resolution": 1.0, "data": [0.0, 64.9]},
+         "map values must be whole numbers, got 64.9"),
+        ({"width": 1, "height": 1, "resolution": 1.0, "data": [0], "raw_costs": [252.5]},
+         "raw costs must be whole numbers, got 252.5"),
+        ({"width": 1, "height": 1, "resolution": 1.0, "data": [0], "raw_costs": [256]},
+         "raw costs must fit in uint8"),
     ],
 )
 def test_invalid_maps_are_refused_with_a_reason(kwargs, words):
