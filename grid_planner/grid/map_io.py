@@ -63,6 +63,15 @@ class MapMetadata:
 # --- YAML -------------------------------------------------------------------------------------
 
 
+def _yaml_problem(error: yaml.YAMLError) -> str:
+    """PyYAML's reason in one line (its own text spans lines: the source line and a caret)."""
+    problem = getattr(error, "problem", None)
+    mark = getattr(error, "problem_mark", None)
+    if problem and mark is not None:
+        return f"{problem} at line {mark.line + 1}, column {mark.column + 1}"
+    return " ".join(str(error).split())
+
+
 def read_map_yaml(yaml_path: str | Path) -> MapMetadata:
     """The metadata of the map YAML at `yaml_path`; raises MapLoadError naming file and field."""
     if not str(yaml_path):
@@ -78,7 +87,7 @@ def read_map_yaml(yaml_path: str | Path) -> MapMetadata:
     try:
         doc = yaml.safe_load(text)
     except yaml.YAMLError as error:
-        raise MapLoadError(f"{where} is not valid YAML: {error}") from error
+        raise MapLoadError(f"{where} is not valid YAML: {_yaml_problem(error)}") from error
     if not isinstance(doc, dict):
         raise MapLoadError(f"{where} must hold a mapping of fields, got {type(doc).__name__}")
 
