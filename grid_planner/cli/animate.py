@@ -9,7 +9,7 @@ from grid_planner.puzzle import PuzzleOutcome
 
 from .output import EXIT_OK, InputError, ms, warm_kernels
 from .parser import budget_from
-from .plan import endpoint, load_grid, report_plan_failure, run_grid_plan
+from .plan import asked_cells, endpoint, load_grid, report_plan_failure, run_grid_plan
 
 
 def _gif_line(path: str, frames: int, size: tuple[int, int]) -> str:
@@ -48,7 +48,8 @@ def run_animate(args: argparse.Namespace) -> int:
                 grid, args, algorithm, start, goal, budget_from(args.timeout), True
             ))
         except PlannerError as error:
-            return report_plan_failure(args, error, algorithm)
+            return report_plan_failure(
+                args, error, algorithm, asked_cells(grid, args, start, goal))
         except ValueError as error:
             raise InputError(str(error), "INVALID_POSE") from None
     images = search_frames(grid, plans, args.frames, args.width)

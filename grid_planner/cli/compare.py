@@ -48,6 +48,7 @@ from .parser import DEFAULT_COMPARE_PUZZLE_MAX_NODES, budget_from
 from .plan import (
     IMAGE_SUFFIXES,
     YAML_SUFFIXES,
+    asked_cells,
     endpoint,
     load_grid,
     report_plan_failure,
@@ -140,8 +141,13 @@ def _compare_grid(args: argparse.Namespace, map_file: str) -> int:
         except PlannerError as error:
             if error.result is None:
                 # No search ran (start or goal outside, occupied, unreachable): the answer is
-                # the same for every algorithm, so say it once.
-                return report_plan_failure(args, error, algorithm)
+                # the same for every algorithm, so it is said once (JSON: a row for each).
+                if not args.json:
+                    return report_plan_failure(
+                        args, error, algorithm, asked_cells(grid, args, start, goal))
+                print_json([{**failure_report(error, name, args.connectivity).to_dict(),
+                             "search_cost": None} for name in algorithms])
+                return EXIT_NO_RESULT
             report = failure_report(error, algorithm, args.connectivity)
             if error.result.limit in BUDGET_LIMITS:
                 report = replace(report, status="LIMIT_REACHED")
@@ -206,10 +212,10 @@ def _compare_puzzle(args: argparse.Namespace, board_text: str) -> int:
     chosen = list(CLASSIC_HEURISTICS) if args.heuristics is None else args.heuristics
     heuristics = _check_names(chosen, HEURISTICS, "heuristic(s)")
     if not is_solvable(board, goal):
-        outcome = solve(board, goal)  # answered from the parity test, no search
-        if args.json:
-            print_json(outcome.to_dict())
+        if args.json:  # a row for each algorithm, answered from the parity test, no search
+            print_json([solve(board, goal, algorithm=name).to_dict() for name in algorithms])
         else:
+            outcome = solve(board, goal)
             error_line(f"{outcome.status.name}: {outcome.message}")
         return EXIT_NO_RESULT
 

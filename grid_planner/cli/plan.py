@@ -90,6 +90,15 @@ def endpoint(values: Sequence[float], role: str, cells: bool) -> tuple[float, fl
     return (float(values[0]), float(values[1]))
 
 
+def asked_cells(
+    grid: PlanningGrid, args: argparse.Namespace, *points: tuple[float, float]
+) -> tuple[tuple[int, int], ...]:
+    """The cells of the start and goal as given (by --cells, else the cells holding them)."""
+    if args.cells:
+        return tuple((int(x), int(y)) for x, y in points)
+    return tuple(grid.map.world_to_cell(x, y) for x, y in points)
+
+
 def run_grid_plan(
     grid: PlanningGrid,
     args: argparse.Namespace,
@@ -112,15 +121,24 @@ def run_grid_plan(
     return plan_world(grid, start, goal, algorithm, **options)
 
 
-def report_plan_failure(args: argparse.Namespace, error: PlannerError, algorithm: str) -> int:
-    """Print a refused or failed plan (JSON or one line); returns the exit code."""
+def report_plan_failure(
+    args: argparse.Namespace, error: PlannerError, algorithm: str,
+    cells: tuple[tuple[int, int], tuple[int, int]],
+) -> int:
+    """Print a refused or failed plan (JSON or one line); returns the exit code. The JSON has
+    a found plan's keys: `cells` (start, goal) as asked, no path, null measures."""
     from grid_planner.grid import failure_report
 
     if args.json:
-        print_json(
-            {**failure_report(error, algorithm, args.connectivity).to_dict(),
-             "error_code": error.error_code, "path": [], "poses": []}
-        )
+        start_cell, goal_cell = ([int(v) for v in cell] for cell in cells)
+        print_json({
+            **failure_report(error, algorithm, args.connectivity).to_dict(),
+            "error_code": error.error_code, "length_m": None, "search_cost": None,
+            "connectivity": args.connectivity, "smoothing": args.smoothing,
+            "start_cell": start_cell, "goal_cell": goal_cell,
+            "requested_goal_cell": goal_cell, "goal_adjusted": False, "path": [], "poses": [],
+            "quality": None,
+        })
     else:
         searched = ""
         if error.result is not None and "nodes expanded" not in str(error):
@@ -205,7 +223,7 @@ def run_plan(args: argparse.Namespace) -> int:
             grid, args, algorithm, start, goal, budget_from(args.timeout), bool(args.png)
         )
     except PlannerError as error:
-        return report_plan_failure(args, error, algorithm)
+        return report_plan_failure(args, error, algorithm, asked_cells(grid, args, start, goal))
     except ValueError as error:  # e.g. a non-finite pose that slipped through
         raise InputError(str(error), "INVALID_POSE") from None
 

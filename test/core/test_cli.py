@@ -97,6 +97,13 @@ def test_goal_on_a_wall_returns_goal_occupied_exit_1(capsys):
     assert report["error_code"] == 206
     assert "(7, 7)" in report["message"]
     assert report["path"] == [] and report["length"] == 0
+    # The keys of a found plan, for a reader that looks them up (they were missing).
+    assert {key: report[key] for key in (
+        "start_cell", "goal_cell", "requested_goal_cell", "goal_adjusted", "connectivity",
+        "smoothing", "length_m", "search_cost", "quality", "poses")} == {
+        "start_cell": [0, 7], "goal_cell": [7, 7], "requested_goal_cell": [7, 7],
+        "goal_adjusted": False, "connectivity": 4, "smoothing": "none", "length_m": None,
+        "search_cost": None, "quality": None, "poses": []}
     code, out, err = run(
         capsys, "plan", TUTORIAL_MAP, "--cells", "--start", "0", "7", "--goal", "7", "7"
     )

@@ -211,6 +211,11 @@ def test_compare_unsolvable_board_is_reported_once(capsys):
     code, out, err = run(capsys, "compare", "1 2 3 4 5 6 8 7 0")
     assert code == 1 and out == ""
     assert_one_error_line(err, "UNSOLVABLE")
+    # --json is a list of runs here too (it was one object): a row for each algorithm.
+    code, rows, _ = run_json(capsys, "compare", "1 2 3 4 5 6 8 7 0", "--algorithms", "bfs,dfs")
+    assert code == 1
+    assert [(row["algorithm"], row["status"]) for row in rows] == [
+        ("bfs", "UNSOLVABLE"), ("dfs", "UNSOLVABLE")]
 
 
 def test_compare_grid_optimal_algorithms_agree_on_16(capsys):
@@ -259,7 +264,9 @@ def test_compare_grid_needs_start_and_goal(capsys):
 
 def test_compare_grid_blocked_goal_is_reported_once(capsys):
     code, report, _ = run_json(
-        capsys, "compare", TUTORIAL_MAP, "--cells", "--start", "0", "7", "--goal", "7", "7"
+        capsys, "compare", TUTORIAL_MAP, "--cells", "--start", "0", "7", "--goal", "7", "7",
+        "--algorithms", "astar,bfs",
     )
     assert code == 1
-    assert report["status"] == "GOAL_OCCUPIED"
+    assert [(row["algorithm"], row["status"], row["search_cost"]) for row in report] == [
+        ("astar", "GOAL_OCCUPIED", None), ("bfs", "GOAL_OCCUPIED", None)]
