@@ -128,6 +128,8 @@ class OccupancyMap:
         values = np.asarray(rows)
         if values.ndim != 2:
             raise UnsupportedMapError(f"rows must be a 2-D array, got shape {values.shape}")
+        if len(origin) not in (2, 3):
+            raise UnsupportedMapError(f"origin must be (x, y) or (x, y, yaw), got {origin!r}")
         if top_row_first:
             values = values[::-1]
         height, width = values.shape

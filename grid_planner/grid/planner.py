@@ -36,7 +36,7 @@ from grid_planner.jit import NUMBA_AVAILABLE, warn_fallback_once
 from grid_planner.report import HUGE, RunReport, decimal
 from grid_planner.search._support import effective_depth_limit
 from grid_planner.search.registry import GRID, domain_algorithms, offered
-from grid_planner.search.result import Budget, LimitKind
+from grid_planner.search.result import Budget, LimitKind, checked_budget
 
 from .cell_graph import check_connectivity
 from .costs import DEFAULT_COST_TRAVEL_MULTIPLIER
@@ -165,7 +165,10 @@ def plan(
     """
     info = algorithm_info(algorithm)
     connectivity = check_connectivity(connectivity)
+    budget = checked_budget(budget)
     smoother = SmootherParams() if smoother is None else smoother
+    if not isinstance(smoother, SmootherParams):
+        raise TypeError(f"smoother must be SmootherParams or None, got {smoother!r}")
     grid.step_costs(cost_travel_multiplier)  # refuses a bad multiplier before any search
     sx, sy = _as_cell(start_cell, "start")
     gx, gy = _as_cell(goal_cell, "goal")
@@ -258,7 +261,10 @@ def plan_world(
         ("start", start_xy, StartOutsideMap),
         ("goal", goal_xy, GoalOutsideMap),
     ):
-        wx, wy = float(point[0]), float(point[1])
+        try:
+            wx, wy = (float(value) for value in point)
+        except (TypeError, ValueError):
+            raise ValueError(f"{role} must be a point (x, y) in metres, got {point!r}") from None
         if not (math.isfinite(wx) and math.isfinite(wy)):
             raise ValueError(f"{role} ({wx}, {wy}) is not a finite point")
         cx, cy = grid.world_to_cell(wx, wy)

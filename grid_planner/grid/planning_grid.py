@@ -75,6 +75,8 @@ class PlanningGrid(CellGraph):
     ) -> None:
         """Prepare `occupancy`; `timings`, when given, receives the seconds of each stage
         (threshold, layers). The component labels are made on first use."""
+        if not isinstance(occupancy, OccupancyMap):
+            raise TypeError(f"PlanningGrid needs an OccupancyMap, got {occupancy!r}")
         if isinstance(occupied_threshold, bool) or int(occupied_threshold) != occupied_threshold:
             raise ValueError(f"occupied_threshold must be an integer, got {occupied_threshold!r}")
         if not 1 <= occupied_threshold <= 100:

@@ -40,6 +40,7 @@ from ..search import (
     SearchStatus,
 )
 from ..search.registry import PUZZLE, AlgorithmInfo, domain_algorithms, offered
+from ..search.result import checked_budget
 from .board import (
     BoardLike,
     InvalidBoardError,
@@ -338,6 +339,10 @@ def solve(
         info = offered(PUZZLE, algorithm)
         depth = _check_request(info, algorithm, heuristic, max_depth)
         check_backend(backend)
+        try:
+            checked_budget(budget)
+        except TypeError as error:
+            raise InvalidRequestError(str(error)) from None
         if not info.informed:
             if heuristic:  # named (by the caller, or a node's default), not auto: unread
                 outcome.fallback = (

@@ -129,6 +129,14 @@ class Budget:
         return self.deadline is not None or self.cancel is not None
 
 
+def checked_budget(budget: object) -> Budget | None:
+    """`budget` when it is a Budget or None; TypeError otherwise (a string budget failed deep
+    inside a search with an AttributeError)."""
+    if budget is None or isinstance(budget, Budget):
+        return budget
+    raise TypeError(f"budget must be a Budget or None, got {budget!r}")
+
+
 @dataclass
 class SearchResult:
     """Everything a search found, with the evidence for comparing algorithms.

@@ -39,6 +39,7 @@ from grid_planner.grid import (
     kernels,
     load_map,
     plan,
+    plan_world,
     search_grid,
     warm_up,
 )
@@ -205,6 +206,28 @@ def test_a_limit_no_search_can_take_is_a_value_error(options, message):
         with pytest.raises(ValueError) as caught:
             plan(open_grid(10, 1), (0, 0), (5, 0), "dfs", backend=backend, **options)
         assert str(caught.value).startswith(message)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda grid: plan(grid, (0, 0), (5, 0), budget="5"), TypeError,
+         "budget must be a Budget or None, got '5'"),
+        (lambda grid: plan(grid, (0, 0), (5, 0), smoothing="gradient", smoother="x"), TypeError,
+         "smoother must be SmootherParams or None, got 'x'"),
+        (lambda grid: plan_world(grid, (0.25,), (5.5, 0.5)), ValueError,
+         "start must be a point (x, y) in metres, got (0.25,)"),
+        (lambda grid: PlanningGrid(None), TypeError,
+         "PlanningGrid needs an OccupancyMap, got None"),
+        (lambda grid: OccupancyMap.from_rows([[0, 0]], origin=(1,)), ValueError,
+         "origin must be (x, y) or (x, y, yaw), got (1,)"),
+    ],
+)
+def test_a_value_of_the_wrong_kind_is_named(call, error, message):
+    # Each failed far inside with an AttributeError or an IndexError.
+    with pytest.raises(error) as caught:
+        call(open_grid(10, 1))
+    assert str(caught.value) == message
 
 
 # --- buffers ----------------------------------------------------------------------------------

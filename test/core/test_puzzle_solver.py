@@ -193,6 +193,7 @@ def test_invalid_board_status_and_message(board, fragment):
         # 2**70 passed this check and raised a ValueError from the search.
         ({"algorithm": "iddfs", "max_depth": 2**70},
          "max_depth must be below 2**62, got 1180591620717411303424"),
+        ({"budget": "x"}, "budget must be a Budget or None, got 'x'"),
     ],
 )
 
