@@ -16,7 +16,7 @@ from grid_planner.puzzle.by_depth import (
     by_depth,
 )
 
-from .output import EXIT_OK, InputError, print_json
+from .output import EXIT_NO_RESULT, EXIT_OK, InputError, print_json
 from .parser import DEFAULT_COMPARE_PUZZLE_MAX_NODES
 
 NOT_RUN = "-"
@@ -24,7 +24,7 @@ NOT_RUN = "-"
 
 def _cell_text(cell: DepthCell | None, value: str) -> str:
     if cell is None or not cell.solved:
-        return NOT_RUN
+        return "*" if cell is not None and cell.limited else NOT_RUN
     mark = "*" if cell.limited else ""
     if value == "generated":
         return f"{cell.generated:,.0f} ({cell.branching:.2f}){mark}"
@@ -58,9 +58,11 @@ def run_by_depth(args: argparse.Namespace) -> int:
         DEFAULT_DEPTHS, args.boards, args.seed, per_run_budget(timeout, max_nodes),
         ids_max_depth=ids_depth, on_row=progress,
     )
+    cells = [cell for row in rows for cell in row.cells.values() if cell is not None]
+    done = EXIT_OK if any(cell.solved for cell in cells) else EXIT_NO_RESULT
     if args.json:
         print_json([row.to_dict() for row in rows])
-        return EXIT_OK
+        return done
     limits = f"{args.timeout:g} s" if timeout else "no time limit"
     print(
         f"8-puzzle by solution depth: {args.boards} boards a depth drawn from the exact table "
@@ -73,7 +75,8 @@ def run_by_depth(args: argparse.Namespace) -> int:
     print()
     print("Mean nodes expanded:")
     print(depth_table(rows, "expanded"))
-    if any(cell is not None and cell.limited for row in rows for cell in row.cells.values()):
+    if any(cell.limited for cell in cells):
         print()
-        print("* some runs at that depth were stopped by the budget and are left out")
-    return EXIT_OK
+        print("* some runs at that depth were stopped by the budget and are left out (a * "
+              "alone: all were)")
+    return done

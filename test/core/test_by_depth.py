@@ -91,6 +91,13 @@ def test_the_cli_prints_every_depth_and_refuses_a_target(capsys):
     assert main(["compare", "--by-depth", "--boards", "1"]) == 0
     out, err = capsys.readouterr()
     assert "Mean nodes generated" in out and "depth 24 done" in err
+    # Every run over its budget: each cell reads "*" (it read "-", "not run") and exit 1 (0).
+    assert main(["compare", "--by-depth", "--boards", "1", "--max-nodes", "1",
+                 "--max-depth", "4"]) == 1
+    out, _ = capsys.readouterr()
+    depth_2 = next(line.split() for line in out.splitlines() if line.split()[:1] == ["2"])
+    assert depth_2[1:] == ["*"] * 6
+    assert "(a * alone: all were)" in out
     assert main(["compare", "--by-depth", "1 2 3 4 0 6 7 5 8"]) == 2
     assert "give no TARGET" in capsys.readouterr().err
     assert main(["compare"]) == 2
