@@ -65,15 +65,20 @@ def positive(text: str) -> float:
     return value
 
 
-def count(text: str) -> int:
-    """An integer >= 0; accepts "2e6" and "2_000_000" too."""
+def whole_number(text: str) -> int:
+    """An integer of any sign; accepts "2e6" and "2_000_000" too (argparse type)."""
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         number = finite(text)
         if not number.is_integer():
             raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        value = int(number)
+        return int(number)
+
+
+def count(text: str) -> int:
+    """An integer >= 0 (argparse type)."""
+    value = whole_number(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
     return value
@@ -89,7 +94,7 @@ def depth(text: str) -> int:
 
 def positive_count(text: str) -> int:
     """A whole number >= 1 (argparse type)."""
-    value = count(text)
+    value = whole_number(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} must be >= 1")
     return value

@@ -27,6 +27,7 @@ from .arg_types import (
     name_list,
     non_negative,
     positive_count,
+    whole_number,
 )
 from .map_options import add_map_options, add_map_query, option_defaults
 from .output import PROG, InputError
@@ -275,12 +276,12 @@ def _add_animate_parser(commands) -> None:
         "--gif", metavar="OUT.gif", type=file_name, required=True, help="the GIF to write"
     )
     animate.add_argument(
-        "--frames", type=positive_count, default=DEFAULT_FRAMES, metavar="N",
+        "--frames", type=whole_number, default=DEFAULT_FRAMES, metavar="N",
         help=f"frames in the GIF, the last one held (default {DEFAULT_FRAMES}, at most "
         f"{MAX_FRAMES})",
     )
     animate.add_argument(
-        "--width", type=positive_count, default=DEFAULT_WIDTH, metavar="PX",
+        "--width", type=whole_number, default=DEFAULT_WIDTH, metavar="PX",
         help=f"the GIF's width at most, {MIN_WIDTH}..{MAX_WIDTH} (default {DEFAULT_WIDTH}), "
         "and a tall map's height; big maps are drawn in blocks of cells",
     )

@@ -190,6 +190,12 @@ def test_unknown_algorithm_exits_2_naming_the_choices(capsys):
             "whole cell",
         ),
         (["plan", "missing.yaml", *CELLS_START_GOAL], "missing.yaml not found"),
+        # One rule, one message: -1 said ">= 0" where 0 said ">= 1" (and frames 0 ">= 1"
+        # where 1 said "in 2..600").
+        (["plan", TUTORIAL_MAP, *CELLS_START_GOAL, "--scale", "-1"],
+         "argument --scale: '-1' must be >= 1"),
+        (["animate", TUTORIAL_MAP, *CELLS_START_GOAL, "--gif", "x.gif", "--frames", "0"],
+         "frames must be in 2..600, got 0"),
         (["puzzle", "8 6 7 2 5 4 3 0 1", "--algorithm", "iddfs", "--max-depth", "1e30"],
          "argument --max-depth: '1e30' must be below 2**62"),
         (["plan", TUTORIAL_MAP, *CELLS_START_GOAL, "--resolution", "0.5"], "bare image"),
