@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from grid_planner.search import DEPTH_LIMIT_BOUND
+from grid_planner.search import DEPTH_LIMIT_BOUND, DEPTH_LIMIT_WORDS
 
 
 class StoreValues(argparse.Action):
@@ -85,10 +85,10 @@ def count(text: str) -> int:
 
 
 def depth(text: str) -> int:
-    """A depth limit: a whole number >= 0 below 2**62 (argparse type)."""
+    """A depth limit: a whole number >= 0 below DEPTH_LIMIT_BOUND (argparse type)."""
     value = count(text)
     if value >= DEPTH_LIMIT_BOUND:
-        raise argparse.ArgumentTypeError(f"{text!r} must be below 2**62")
+        raise argparse.ArgumentTypeError(f"{text!r} must be below {DEPTH_LIMIT_WORDS}")
     return value
 
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grid_planner.report import decimal
+from grid_planner.report import HUGE, decimal
 from grid_planner.search import Budget
 
 from .output import (
@@ -126,11 +126,16 @@ def report_plan_failure(
     cells: tuple[tuple[int, int], tuple[int, int]],
 ) -> int:
     """Print a refused or failed plan (JSON or one line); returns the exit code. The JSON has
-    a found plan's keys: `cells` (start, goal) as asked, no path, null measures."""
+    a found plan's keys: `cells` (start, goal) as asked (null for a far point), no path, null
+    measures."""
     from grid_planner.grid import failure_report
 
     if args.json:
-        start_cell, goal_cell = ([int(v) for v in cell] for cell in cells)
+        # A cell number of HUGE or more is a far point's clamped cell: it names no cell.
+        start_cell, goal_cell = (
+            [int(v) for v in cell] if max(abs(v) for v in cell) < HUGE else None
+            for cell in cells
+        )
         print_json({
             **failure_report(error, algorithm, args.connectivity).to_dict(),
             "error_code": error.error_code, "length_m": None, "search_cost": None,

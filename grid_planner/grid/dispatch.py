@@ -16,7 +16,7 @@ import numpy as np
 from grid_planner.jit.backend import resolve_backend
 from grid_planner.search._support import effective_depth_limit
 from grid_planner.search.registry import GRID, AlgorithmInfo, domain_algorithms, offered
-from grid_planner.search.result import Budget, SearchResult, SearchStatus
+from grid_planner.search.result import Budget, SearchResult, SearchStatus, checked_budget
 
 from .cell_graph import DIRECTIONS, check_connectivity
 from .costs import DEFAULT_COST_TRAVEL_MULTIPLIER
@@ -88,6 +88,7 @@ def search_grid(
     """
     info = algorithm_info(algorithm)
     connectivity = check_connectivity(connectivity)
+    budget = checked_budget(budget)
     step_costs = grid.step_costs(cost_travel_multiplier)
     used = resolve_backend(backend, info.kernel(GRID) is not None, GRID_FALLBACK)
     depth = effective_depth_limit(depth_limit, budget) if info.depth_option else None

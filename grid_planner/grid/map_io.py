@@ -65,11 +65,13 @@ class MapMetadata:
 
 def _yaml_problem(error: yaml.YAMLError) -> str:
     """PyYAML's reason in one line (its own text spans lines: the source line and a caret)."""
-    problem = getattr(error, "problem", None)
-    mark = getattr(error, "problem_mark", None)
-    if problem and mark is not None:
-        return f"{problem} at line {mark.line + 1}, column {mark.column + 1}"
-    return " ".join(str(error).split())
+    parts = []
+    for text, mark in ((getattr(error, "context", None), getattr(error, "context_mark", None)),
+                       (getattr(error, "problem", None), getattr(error, "problem_mark", None))):
+        if text:
+            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+            parts.append(f"{text}{where}")
+    return "; ".join(parts) if parts else " ".join(str(error).split())
 
 
 def read_map_yaml(yaml_path: str | Path) -> MapMetadata:

@@ -269,6 +269,8 @@ def _whole_numbers(values: np.ndarray, dtype: type, what: str) -> np.ndarray:
     cast to 0 or 64 (free), a plan then crossed it."""
     if values.dtype == dtype:
         return values
+    if values.dtype.kind not in "biuf":
+        raise UnsupportedMapError(f"{what} must be numbers, got an array of {values.dtype}")
     info = np.iinfo(dtype)
     if values.size:
         if values.dtype.kind == "f":

@@ -29,8 +29,8 @@ def nearest_obstacle_distances(points, obstacle_x, row_start):
     The obstacles are listed by row (`obstacle_rows`): row y's x values, ascending, are
     `obstacle_x[row_start[y]:row_start[y + 1]]`. Rows are visited outwards from the point's
     until a row lies farther than the nearest obstacle found; in each, the nearest obstacle is
-    found by bisection. So the time grows with the distance in rows, not with its square, and
-    a map without obstacles costs one pass over its rows. Infinity on a map without obstacles.
+    found by bisection. So the time grows with the distance in rows, not with its square
+    (`obstacle_clearances` makes the rows the map's shorter side).
     """
     height = row_start.shape[0] - 1
     result = np.full(points.shape[0], np.inf)
@@ -71,7 +71,23 @@ def obstacle_rows(obstacle: np.ndarray, width: int, height: int) -> tuple[np.nda
     where each row's run starts, `height + 1` entries)."""
     cells = np.flatnonzero(obstacle)
     row_start = np.searchsorted(cells, np.arange(height + 1, dtype=np.int64) * width)
-    return (cells % width).astype(np.int64), row_start.astype(np.int64)
+    return (cells % width).astype(np.int32), row_start.astype(np.int64)
+
+
+def obstacle_clearances(
+    obstacle: np.ndarray, width: int, height: int, points: np.ndarray
+) -> np.ndarray:
+    """`nearest_obstacle_distances` of `points` ((n, 2) cell coordinates) on the flat mask
+    `obstacle`, searched along the map's shorter side (a tall map is read transposed), so a
+    point visits at most that many rows; infinity everywhere on a map without obstacles."""
+    points = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    if not obstacle.any():
+        return np.full(points.shape[0], np.inf)
+    if height > width:
+        obstacle = obstacle.reshape(height, width).T.reshape(-1)
+        width, height = height, width
+        points = np.ascontiguousarray(points[:, ::-1])
+    return nearest_obstacle_distances(points, *obstacle_rows(obstacle, width, height))
 
 
 @dataclass(frozen=True)
@@ -103,8 +119,7 @@ def path_quality(grid: PlanningGrid, cell_points: np.ndarray) -> PathQuality:
     """The quality of the path through `cell_points` (cell coordinates, `(n, 2)`) on `grid`."""
     points = np.asarray(cell_points, dtype=np.float64).reshape(-1, 2)
     samples = subdivide(points, SAMPLE_SPACING_CELLS)
-    obstacle_x, row_start = obstacle_rows(grid.obstacle_mask, grid.width, grid.height)
-    distances = nearest_obstacle_distances(samples, obstacle_x, row_start)
+    distances = obstacle_clearances(grid.obstacle_mask, grid.width, grid.height, samples)
     resolution = grid.resolution
     return PathQuality(
         length_m=polyline_length(points) * resolution,

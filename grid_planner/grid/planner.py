@@ -36,7 +36,7 @@ from grid_planner.jit import NUMBA_AVAILABLE, warn_fallback_once
 from grid_planner.report import HUGE, RunReport, decimal
 from grid_planner.search._support import effective_depth_limit
 from grid_planner.search.registry import GRID, domain_algorithms, offered
-from grid_planner.search.result import Budget, LimitKind, checked_budget
+from grid_planner.search.result import Budget, LimitKind
 
 from .cell_graph import check_connectivity
 from .costs import DEFAULT_COST_TRAVEL_MULTIPLIER
@@ -165,7 +165,6 @@ def plan(
     """
     info = algorithm_info(algorithm)
     connectivity = check_connectivity(connectivity)
-    budget = checked_budget(budget)
     smoother = SmootherParams() if smoother is None else smoother
     if not isinstance(smoother, SmootherParams):
         raise TypeError(f"smoother must be SmootherParams or None, got {smoother!r}")
@@ -262,6 +261,8 @@ def plan_world(
         ("goal", goal_xy, GoalOutsideMap),
     ):
         try:
+            if isinstance(point, str | bytes):
+                raise TypeError
             wx, wy = (float(value) for value in point)
         except (TypeError, ValueError):
             raise ValueError(f"{role} must be a point (x, y) in metres, got {point!r}") from None

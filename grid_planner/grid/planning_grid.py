@@ -34,7 +34,7 @@ from .costs import (
 )
 from .kernels import LETHAL_KEY, SearchBuffers, decode_keys, free_key, unpadded
 from .kernels.keys import WIDEST_CLEARANCE_CELLS
-from .layers import CostLayers, cost_layers, obstacle_layer
+from .layers import MAX_INFLATION_REACH_CELLS, CostLayers, cost_layers, obstacle_layer
 from .occupancy import OccupancyMap
 from .sweep import SweepMasks, sweep_masks
 from .timing import StageClock
@@ -84,12 +84,15 @@ class PlanningGrid(CellGraph):
         self._set_map(occupancy)
         self.occupied_threshold = int(occupied_threshold)
         self.allow_unknown = bool(allow_unknown)
-        self.robot_radius = _within_reach("robot_radius", robot_radius, self.resolution)
+        # Under the inflation model both radii are bounded by the inflation layer's reach.
+        inflation = cost_model == "inflation"
+        reach = (MAX_INFLATION_REACH_CELLS, "the inflation layer reaches") if inflation else (
+            WIDEST_CLEARANCE_CELLS, "a grid holds clearances of")
+        self.robot_radius = _within_reach("robot_radius", robot_radius, self.resolution, reach)
         self.cost_model = cost_model
         self.inflation_radius = (
-            _within_reach("inflation_radius", inflation_radius, self.resolution)
-            if cost_model == "inflation"
-            else _non_negative("inflation_radius", inflation_radius, "m")
+            _within_reach("inflation_radius", inflation_radius, self.resolution, reach)
+            if inflation else _non_negative("inflation_radius", inflation_radius, "m")
         )
         self.cost_scaling_factor = _non_negative("cost_scaling_factor", cost_scaling_factor, "")
         layers = self.layers_of(occupancy.data, (self.height, self.width), occupancy.raw_costs,
@@ -356,16 +359,17 @@ class PlanningGrid(CellGraph):
         )
 
 
-def _within_reach(name: str, radius: float, resolution: float) -> float:
-    """`radius` (m) when it is a finite number >= 0 that reaches no farther than a grid's
-    clearances go; ValueError saying why otherwise (1e300 m overflowed its square)."""
+def _within_reach(
+    name: str, radius: float, resolution: float, reach: tuple[int, str]
+) -> float:
+    """`radius` (m) when it is a finite number >= 0 of at most `reach` = (cells, what reaches
+    that far) cells; ValueError saying why otherwise (1e300 m overflowed its square)."""
     radius = _non_negative(name, radius, "m")
     cells = radius / resolution
-    if cells > WIDEST_CLEARANCE_CELLS:
-        raise ValueError(
-            f"{name} {radius:g} m is {cells:.3g} cells at {resolution:g} m/cell; a grid holds "
-            f"clearances of at most {WIDEST_CLEARANCE_CELLS:,} cells"
-        )
+    most, what = reach
+    if cells > most:
+        raise ValueError(f"{name} {radius:g} m is {cells:.3g} cells at {resolution:g} m/cell; "
+                         f"{what} at most {most:,} cells")
     return radius
 
 

@@ -43,9 +43,17 @@ from grid_planner.puzzle.tables import (
     remove_listener,
     running_builds,
 )
+from grid_planner.search import DEPTH_LIMIT_BOUND, DEPTH_LIMIT_WORDS
 from grid_planner.search.result import Budget
 
 HEURISTIC_NAMES = (AUTO, *HEURISTICS)
+
+
+def depth_limit_rule(value: object) -> str | None:
+    """Accept a depth limit a search can take: a whole number in [0, 2**62)."""
+    if 0 <= value < DEPTH_LIMIT_BOUND:
+        return None
+    return f"must be a whole number in [0, {DEPTH_LIMIT_WORDS})"
 # What `prepare_tables` may name: the table heuristic and the board side it is built for.
 PREPARABLE_TABLES = {"table": 3, "pdb": 4}
 # Boards of up to this many tiles (the 8-puzzle and smaller: at most 181,440 states) are solved
@@ -90,7 +98,8 @@ class PuzzleNode(ManagedNode):
                 "default_heuristic": (AUTO, "heuristic when a request names none (auto: the "
                                       "best for the board)", one_of(HEURISTIC_NAMES)),
                 "default_max_depth": (0, "dfs/iddfs depth limit when a request gives 0 "
-                                      "(0: the solver's default for the board size)", at_least(0)),
+                                      "(0: the solver's default for the board size)",
+                                      depth_limit_rule),
                 "default_timeout": (10.0, "seconds of search a solve may take when a request "
                                     "gives 0 (table set-up not counted)", at_least(0.001)),
                 "max_nodes": (1_000_000, "memory budget of one solve: the states it may hold "

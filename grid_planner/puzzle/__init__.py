@@ -33,6 +33,7 @@ from .board import (
 from .comparison import compare, per_run_budget
 from .compiled_idastar import fast_idastar, warm_up
 from .heuristics import CLASSIC_HEURISTICS, linear_conflict, manhattan, misplaced
+from .outcome import PuzzleOutcome, PuzzleStatus, SolveProgress
 from .problem import PuzzleProblem
 from .resolve import HEURISTICS, ResolvedHeuristic, heuristic_function, prepare, resolve_heuristic
 from .solver import (
@@ -40,9 +41,6 @@ from .solver import (
     DEFAULT_ALGORITHM,
     DEFAULT_HEURISTIC,
     PUZZLE_ALGORITHMS,
-    PuzzleOutcome,
-    PuzzleStatus,
-    SolveProgress,
     default_depth_limit,
     solve,
 )

@@ -19,7 +19,8 @@ import numpy as np
 
 from ..search import Budget
 from .board import default_goal
-from .solver import PuzzleStatus, solve
+from .outcome import PuzzleStatus
+from .solver import solve
 from .tables import exact_table
 
 

@@ -9,7 +9,8 @@ from ..search import Budget
 from ..search.registry import PUZZLE, offered
 from .board import BoardLike
 from .heuristics import CLASSIC_HEURISTICS
-from .solver import PUZZLE_ALGORITHMS, PuzzleOutcome, solve
+from .outcome import PuzzleOutcome
+from .solver import PUZZLE_ALGORITHMS, solve
 
 
 def per_run_budget(

@@ -28,7 +28,7 @@ the node. A search stopped by a budget, or a
 depth-limited search that cut states and found nothing, ends LIMIT_REACHED with the LimitKind.
 """
 
-from ._support import CLOCK_CHECK_INTERVAL, DEPTH_LIMIT_BOUND
+from ._support import CLOCK_CHECK_INTERVAL, DEPTH_LIMIT_BOUND, DEPTH_LIMIT_WORDS
 from .informed import astar, idastar, uniform_cost
 from .problem import (
     IncrementalHeuristicProblem,
@@ -51,6 +51,7 @@ __all__ = [
     "ALGORITHMS",
     "CLOCK_CHECK_INTERVAL",
     "DEPTH_LIMIT_BOUND",
+    "DEPTH_LIMIT_WORDS",
     "DOMAIN_ALGORITHMS",
     "AlgorithmInfo",
     "Budget",

@@ -81,6 +81,7 @@ def make_limit_check(budget: Budget | None) -> LimitCheck:
 
 # Depth limits stay below this: the compiled searches hold depths in int64.
 DEPTH_LIMIT_BOUND = 2**62
+DEPTH_LIMIT_WORDS = f"2**{DEPTH_LIMIT_BOUND.bit_length() - 1}"  # the bound as messages say it
 
 
 def effective_depth_limit(explicit: int | None, budget: Budget | None) -> int | None:
@@ -91,7 +92,9 @@ def effective_depth_limit(explicit: int | None, budget: Budget | None) -> int | 
         # compiled search's int64 with a numba error.
         if (isinstance(limit, bool) or not isinstance(limit, Integral)
                 or not 0 <= limit < DEPTH_LIMIT_BOUND):
-            raise ValueError(f"depth limit must be an integer in [0, 2**62), got {limit}")
+            raise ValueError(
+                f"depth limit must be an integer in [0, {DEPTH_LIMIT_WORDS}), got {limit}"
+            )
     return int(min(limits)) if limits else None
 
 

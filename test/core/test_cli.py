@@ -104,6 +104,10 @@ def test_goal_on_a_wall_returns_goal_occupied_exit_1(capsys):
         "start_cell": [0, 7], "goal_cell": [7, 7], "requested_goal_cell": [7, 7],
         "goal_adjusted": False, "connectivity": 4, "smoothing": "none", "length_m": None,
         "search_cost": None, "quality": None, "poses": []}
+    _, far, _ = run_json(capsys, "plan", TUTORIAL_MAP, "--start", "0.5", "7.5", "--goal",
+                         "1e300", "0.5")
+    assert (far["status"], far["start_cell"], far["goal_cell"]) == (
+        "GOAL_OUTSIDE_MAP", [0, 7], None)  # not the clamped cell 2**62
     code, out, err = run(
         capsys, "plan", TUTORIAL_MAP, "--cells", "--start", "0", "7", "--goal", "7", "7"
     )

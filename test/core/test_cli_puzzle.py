@@ -212,10 +212,12 @@ def test_compare_unsolvable_board_is_reported_once(capsys):
     assert code == 1 and out == ""
     assert_one_error_line(err, "UNSOLVABLE")
     # --json is a list of runs here too (it was one object): a row for each algorithm.
-    code, rows, _ = run_json(capsys, "compare", "1 2 3 4 5 6 8 7 0", "--algorithms", "bfs,dfs")
-    assert code == 1
-    assert [(row["algorithm"], row["status"]) for row in rows] == [
-        ("bfs", "UNSOLVABLE"), ("dfs", "UNSOLVABLE")]
+    code, rows, _ = run_json(capsys, "compare", "1 2 3 4 5 6 8 7 0", "--algorithms",
+                             "bfs,astar", "--heuristics", "manhattan,misplaced")
+    assert code == 1  # the rows of a solvable board's table: informed ones once per heuristic
+    assert [(row["algorithm"], row["heuristic"], row["status"]) for row in rows] == [
+        ("bfs", "", "UNSOLVABLE"), ("astar", "manhattan", "UNSOLVABLE"),
+        ("astar", "misplaced", "UNSOLVABLE")]
 
 
 def test_compare_grid_optimal_algorithms_agree_on_16(capsys):

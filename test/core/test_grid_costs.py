@@ -160,9 +160,12 @@ def test_bad_cost_settings_are_refused():
         PlanningGrid(occupancy, cost_model="inflation", inflation_radius=-0.1)
     # 5 km at 0.05 m asked for a 74.5 GiB table (MemoryError); now refused before it.
     fine = OccupancyMap.from_rows([[0, 0]], resolution=0.05)
-    with pytest.raises(ValueError, match=r"reach 10,000 cells at this map's resolution "
-                       r"\(0.05 m\); the inflation layer reaches at most 2,048 cells"):
-        PlanningGrid(fine, cost_model="inflation", inflation_radius=500.0)
+    with pytest.raises(ValueError, match=r"inflation_radius 5000 m is 1e\+05 cells at 0.05 "
+                       r"m/cell; the inflation layer reaches at most 2,048 cells"):
+        PlanningGrid(fine, cost_model="inflation", inflation_radius=5000.0)
+    with pytest.raises(ValueError, match=r"robot_radius 200 m is 4e\+03 cells at 0.05 "
+                       r"m/cell; the inflation layer reaches at most 2,048 cells"):
+        PlanningGrid(fine, cost_model="inflation", robot_radius=200.0)
     with pytest.raises(ValueError, match="cost_scaling_factor"):
         PlanningGrid(occupancy, cost_model="inflation", cost_scaling_factor=math.nan)
     with pytest.raises(ValueError, match=r"robot_radius 1e\+154 m is 2e\+155 cells at 0.05 m/cell; "

@@ -398,7 +398,8 @@ def test_malformed_yaml_names_the_file(tmp_path):
     assert str(path) in str(caught.value)
     # One line (the CLI prints it as its one error line): PyYAML's text spans four.
     assert str(caught.value).endswith(
-        "is not valid YAML: expected ',' or ']', but got ':' at line 2, column 11")
+        "is not valid YAML: while parsing a flow sequence at line 1, column 8; expected ',' or "
+        "']', but got ':' at line 2, column 11")
 
 
 def test_yaml_that_is_not_a_mapping_is_refused(tmp_path):

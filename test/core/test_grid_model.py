@@ -69,6 +69,8 @@ def test_from_rows_puts_the_first_printed_row_at_the_top():
          "raw costs must be whole numbers, got 252.5"),
         ({"width": 1, "height": 1, "resolution": 1.0, "data": [0], "raw_costs": [256]},
          "raw costs must fit in uint8"),
+        ({"width": 2, "height": 1, "resolution": 1.0, "data": ["0", "100"]},
+         "map values must be numbers, got an array of <U3"),
     ],
 )
 def test_invalid_maps_are_refused_with_a_reason(kwargs, words):

@@ -217,6 +217,8 @@ def test_a_limit_no_search_can_take_is_a_value_error(options, message):
          "smoother must be SmootherParams or None, got 'x'"),
         (lambda grid: plan_world(grid, (0.25,), (5.5, 0.5)), ValueError,
          "start must be a point (x, y) in metres, got (0.25,)"),
+        (lambda grid: plan_world(grid, (0.5, 0.5), "12"), ValueError,
+         "goal must be a point (x, y) in metres, got '12'"),
         (lambda grid: PlanningGrid(None), TypeError,
          "PlanningGrid needs an OccupancyMap, got None"),
         (lambda grid: OccupancyMap.from_rows([[0, 0]], origin=(1,)), ValueError,

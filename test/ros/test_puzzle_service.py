@@ -204,6 +204,13 @@ def test_bad_parameter_is_refused_with_a_reason_and_the_old_value_stays(puzzle_s
     assert "default_algorithm='sorcery' refused: must be one of auto, astar" in result.reason
     current = client.call(getter, GetParameters.Request(names=["default_algorithm"]))
     assert current.values[0].string_value == "auto"
+    # A depth no search takes was accepted, then every request leaving max_depth 0 failed.
+    deep = ParameterValue(type=ParameterType.PARAMETER_INTEGER, integer_value=2**62)
+    result = client.call(setter, SetParameters.Request(
+        parameters=[ParameterMsg(name="default_max_depth", value=deep)])).results[0]
+    assert (result.successful, result.reason) == (
+        False, "default_max_depth=4611686018427387904 refused: must be a whole number in "
+               "[0, 2**62)")
 
 
 def test_puzzle_node_refuses_a_bad_parameter_file_value(tmp_path: Path) -> None:
