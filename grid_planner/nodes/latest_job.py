@@ -1,4 +1,5 @@
-"""A background worker that runs only the latest submitted job and cancels superseded ones."""
+"""A background worker that runs one job at a time: the latest submitted, after the running
+one, which a superseding job cancels."""
 
 from __future__ import annotations
 
@@ -18,29 +19,32 @@ class Job:
 
 
 class LatestJobWorker:
-    """Runs submitted jobs one at a time on its own thread; a new job supersedes the old one.
+    """Runs submitted jobs one at a time on its own thread; at most one waits.
 
-    Submitting sets the running job's cancel flag (the search polls it and stops early) and
-    replaces any job still waiting. A job's result is delivered only if no newer job was
-    submitted while it ran, so a stale plan is never published.
+    A submitted job replaces any job still waiting. A superseding one also sets the running
+    job's cancel flag (the search polls it and stops early); one that does not lets the running
+    job finish and be delivered, then runs. A job is delivered only if it was not cancelled, so
+    a superseded result is never published, and jobs that do not supersede cannot starve each
+    other: each waits for at most one running job.
     """
 
     def __init__(self, name: str) -> None:
         self._condition = threading.Condition()
         self._pending: Job | None = None
         self._running: Job | None = None
-        self._generation = 0
         self._stopped = False
         self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
         self._thread.start()
 
-    def submit(self, job: Job) -> None:
-        """Queue `job` in place of any waiting one, cancel the running one; no-op once stopped."""
+    def submit(self, job: Job, supersede: bool = True) -> None:
+        """Queue `job` in place of any waiting one and, when it `supersede`s, cancel the running
+        one; no-op once stopped."""
         with self._condition:
             if self._stopped:
                 return
-            self._generation += 1
-            if self._running is not None:
+            if self._pending is not None:
+                self._pending.cancel.set()
+            if supersede and self._running is not None:
                 self._running.cancel.set()
             self._pending = job
             self._condition.notify()
@@ -48,7 +52,8 @@ class LatestJobWorker:
     def cancel_all(self) -> None:
         """Drop the waiting job and cancel the running one (nothing more will be delivered)."""
         with self._condition:
-            self._generation += 1
+            if self._pending is not None:
+                self._pending.cancel.set()
             self._pending = None
             if self._running is not None:
                 self._running.cancel.set()
@@ -74,7 +79,6 @@ class LatestJobWorker:
                     return
                 job, self._pending = self._pending, None
                 self._running = job
-                generation = self._generation
             try:
                 result = job.run(job.cancel)
                 failed = False
@@ -83,7 +87,7 @@ class LatestJobWorker:
                 failed = True
             with self._condition:
                 self._running = None
-                current = generation == self._generation and not self._stopped
+                current = not job.cancel.is_set() and not self._stopped
             if current and not failed:
                 try:
                     job.deliver(result)

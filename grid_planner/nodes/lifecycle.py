@@ -122,6 +122,9 @@ class ManagedNode(LifecycleNode):
     def halt_work(self) -> None:
         """Cancel running work at once (no joins); called when shutdown begins."""
 
+    def serving_started(self) -> None:
+        """Catch up on what came while the node did not serve; called once it serves again."""
+
     def announce(self) -> None:
         """Say that the node serves now (its `ready:` line); called once activation is done."""
 
@@ -230,6 +233,7 @@ class ManagedNode(LifecycleNode):
             return FAILURE
         super().on_activate(state)  # enables the lifecycle publishers
         self._serving = True
+        self.serving_started()
         self.announce()
         if not self._autostarting:
             self._form_bond()

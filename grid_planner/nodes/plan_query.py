@@ -8,6 +8,7 @@ from geometry_msgs.msg import PoseStamped
 from grid_planner_interfaces.srv import ComputePath
 
 from grid_planner.grid.grid_plan import GridPlan
+from grid_planner.grid.planning_grid import PlanningGrid
 from grid_planner.nodes.wire.cdr import PathArrays
 
 Codes = ComputePath.Response
@@ -44,6 +45,7 @@ class PlanAnswer:
     nodes_expanded: int = 0
     planning_time: float = 0.0
     plan: GridPlan | None = None
+    grid: PlanningGrid | None = None  # the grid a found plan ran on
     cancelled: bool = False
 
     @property

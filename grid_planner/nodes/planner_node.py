@@ -99,7 +99,7 @@ class PlannerNode(ManagedNode):
         self._goal_sub = None
         self._state_group = MutuallyExclusiveCallbackGroup()
         self._replanner = GoalReplanner(self, self._poses, self._state_group)
-        self._planning = QueryPlanner(self, self._maps, self._replanner)
+        self._planning = QueryPlanner(self, self._maps)
         self._intake = MapIntake(
             self, self._maps, self._replanner,
             lambda: None if self._planners is None else self._planners.planners,
@@ -169,6 +169,12 @@ class PlannerNode(ManagedNode):
             self._param("max_concurrent_plans"), self._param("max_queued_plans"),
             "max_concurrent_plans, max_queued_plans",
         )
+
+    def serving_started(self) -> None:
+        """Judge the goal_pose goal's path against the map as it is now, as after a map
+        change: maps and patches that came while inactive replanned nothing."""
+        self._replanner.map_changed(self._maps.grid(self.grid_settings()),
+                                    "the node was activated")
 
     def announce(self) -> None:
         """The ready line: what plans and how, once the node serves."""
@@ -277,6 +283,12 @@ class PlannerNode(ManagedNode):
     def publish_plan(self, path: PathArrays) -> None:
         """Publish `path` on `plan` (only while active)."""
         self._plan_pub.publish(self._wire.plan(path))
+
+    def goal_planned(self, answer: PlanAnswer) -> None:
+        """The goal_pose goal's found plan, still current: the path the map changes are
+        judged against (`replan_on_map_update: when_blocked`), published on `plan`."""
+        self._replanner.path.set(answer.path.positions[:, :2], answer.grid)
+        self.publish_plan(answer.path)
 
     # --- services -----------------------------------------------------------------------------
 

@@ -111,8 +111,10 @@ class PoseInputs:
             self._waiting_logged = None
         self.plan_active_goal("a new goal arrived")
 
-    def plan_active_goal(self, why: str) -> None:
-        """Plan the active goal on the worker (superseding any running plan), or keep it pending."""
+    def plan_active_goal(self, why: str, supersede: bool = True) -> None:
+        """Plan the active goal on the worker, or keep it pending. `supersede`: cancel a plan
+        still running (a new goal, or one waiting for a map or start); else (a map change, the
+        period) that plan is finished and published first, then this one runs."""
         with self._lock:
             goal = self._goal
             if goal is None or not self._node.serving or self._worker is None:
@@ -131,7 +133,7 @@ class PoseInputs:
         if missing == "map" and self._node.has_map:
             # The map landed after the check above, and its `map_changed` may have looked
             # before this goal was marked pending: plan it now.
-            self.plan_active_goal(why)
+            self.plan_active_goal(why, supersede)
             return
         if newly_waiting:
             self._node.get_logger().info(f"goal pending: waiting for a {missing}")
@@ -139,10 +141,15 @@ class PoseInputs:
             return
         self._node.get_logger().debug(f"planning the active goal: {why}")
         query = PlanQuery(goal=goal)
-        self._worker.submit(Job(
-            run=lambda cancel: self._node.compute(query, cancel, announce=True),
-            deliver=self._deliver,
-        ))
+        with self._lock:
+            # A newer goal stored since this call read `goal` is planned by its own call: this
+            # older one must not be queued after it (it would be published last).
+            if self._goal is not goal or self._worker is None:
+                return
+            self._worker.submit(Job(
+                run=lambda cancel: self._node.compute(query, cancel, announce=True),
+                deliver=self._deliver,
+            ), supersede)
 
     def _has_current_start(self) -> bool:
         if self._start is not None:
@@ -154,7 +161,7 @@ class PoseInputs:
 
     def _deliver(self, answer: PlanAnswer) -> None:
         if answer.error_code == Codes.NONE:
-            self._node.publish_plan(answer.path)
+            self._node.goal_planned(answer)
         elif answer.error_code == Codes.NO_START:
             with self._lock:
                 self._waiting_logged = WAITING_FOR_START

@@ -14,12 +14,10 @@ from typing import TYPE_CHECKING
 
 from grid_planner.grid.errors import PlannerCancelled, PlannerError
 from grid_planner.grid.planner import MAX_SANE_PATH_POSES, plan_world
-from grid_planner.grid.planning_grid import PlanningGrid
 from grid_planner.nodes.conversions import planned_path
 from grid_planner.nodes.plan_query import Codes, PlanAnswer, PlanQuery, QueryError
 from grid_planner.nodes.planner_parameters import GRID_ALGORITHMS, path_options
 from grid_planner.nodes.planning_map import PlanningMap
-from grid_planner.nodes.replanning import GoalReplanner
 from grid_planner.search.result import Budget
 
 if TYPE_CHECKING:
@@ -27,13 +25,11 @@ if TYPE_CHECKING:
 
 
 class QueryPlanner:
-    """Plans planner_node's queries on the latest map of `maps` under the node's parameters;
-    an announced plan becomes the goal's path that `replanner` watches."""
+    """Plans planner_node's queries on the latest map of `maps` under the node's parameters."""
 
-    def __init__(self, node: PlannerNode, maps: PlanningMap, replanner: GoalReplanner) -> None:
+    def __init__(self, node: PlannerNode, maps: PlanningMap) -> None:
         self._node = node
         self._maps = maps
-        self._replanner = replanner
 
     def _param(self, name: str):
         return self._node.get_parameter(name).value
@@ -50,9 +46,8 @@ class QueryPlanner:
         node = self._node
         started = time.monotonic()
         empty = node.empty_path()
-        grids: list[PlanningGrid] = []  # the grid the plan ran on
         try:
-            answer = self._plan(query, cancel, self._param("global_frame"), grids)
+            answer = self._plan(query, cancel, self._param("global_frame"))
         except QueryError as error:
             answer = PlanAnswer(empty, error.code, str(error), nodes_expanded=error.nodes_expanded)
         except PlannerCancelled as error:
@@ -68,8 +63,6 @@ class QueryPlanner:
             answer = PlanAnswer(empty, Codes.UNKNOWN, f"internal error: {error!r}")
         if not answer.planning_time:
             answer.planning_time = time.monotonic() - started
-        if answer.ok and announce:
-            self._replanner.path.set(answer.path.positions[:, :2], grids[0] if grids else None)
         if answer.ok:
             poses = answer.path.pose_count
             line = (
@@ -91,11 +84,9 @@ class QueryPlanner:
         return answer
 
     def _plan(
-        self, query: PlanQuery, cancel: threading.Event | None, global_frame: str,
-        grids: list[PlanningGrid],
+        self, query: PlanQuery, cancel: threading.Event | None, global_frame: str
     ) -> PlanAnswer:
-        """The answer of a found plan (its grid appended to `grids`); QueryError or the
-        planner's error otherwise."""
+        """The answer of a found plan; QueryError or the planner's error otherwise."""
         node = self._node
         # Nav2's order: the map, the start, the goal, then the planner.
         current = self._maps.current
@@ -118,7 +109,6 @@ class QueryPlanner:
         grid = self._maps.grid(node.grid_settings(query.planner_id))
         if grid is None:
             raise QueryError(Codes.NO_MAP, "the map was released")
-        grids.append(grid)
         tolerance = value("goal_tolerance") if query.tolerance < 0.0 else query.tolerance
         if not math.isfinite(tolerance):
             raise QueryError(Codes.INVALID_POSE, f"tolerance must be finite, got {tolerance}")
@@ -147,5 +137,5 @@ class QueryPlanner:
         return PlanAnswer(
             path=path, algorithm=algorithm, length_m=found.length_m,
             nodes_expanded=found.nodes_expanded, planning_time=found.elapsed + found.smoothing_time,
-            plan=found,
+            plan=found, grid=grid,
         )

@@ -138,7 +138,7 @@ class GoalReplanner:
                 node.get_logger().debug(f"{why}: the current path stays clear, no replan")
                 return
             why = f"{why} and {reason}"
-        self._poses.plan_active_goal(why)
+        self._poses.plan_active_goal(why, supersede=False)
 
     def start(self) -> None:
         """Replan periodically from now on (activation), if `replan_period` > 0."""
@@ -160,7 +160,7 @@ class GoalReplanner:
         period = self._node.get_parameter("replan_period").value
         if self._active and period > 0.0:
             self._timer = self._node.create_timer(
-                period, lambda: self._poses.plan_active_goal("replan_period"),
+                period, lambda: self._poses.plan_active_goal("replan_period", supersede=False),
                 callback_group=self._group,
             )
 

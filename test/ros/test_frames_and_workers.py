@@ -6,9 +6,11 @@ from __future__ import annotations
 import logging
 import math
 import threading
+import time
 
 import pytest
 from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped, TransformStamped
+from ros_harness import wait_until
 
 from grid_planner.nodes.conversions import quaternion_to_yaw, yaw_to_quaternion
 from grid_planner.nodes.frames import FrameError, FrameResolver
@@ -126,6 +128,33 @@ def test_worker_delivers_only_the_latest_job_and_cancels_the_running_one() -> No
     assert cancelled == [True]
 
 
+def test_a_job_that_does_not_supersede_waits_for_the_running_one_which_is_delivered() -> None:
+    # A replan_period shorter than one plan cancelled every plan: none was ever published.
+    worker = LatestJobWorker("test_worker")
+    started, release, done = threading.Event(), threading.Event(), threading.Event()
+    delivered: list[str] = []
+    cancelled: list[bool] = []
+
+    def running(cancel: threading.Event) -> str:
+        started.set()
+        release.wait(5.0)
+        cancelled.append(cancel.is_set())
+        return "running"
+
+    try:
+        worker.submit(Job(run=running, deliver=delivered.append))
+        assert started.wait(5.0)
+        worker.submit(Job(run=lambda _c: "dropped", deliver=delivered.append), supersede=False)
+        worker.submit(Job(run=lambda _c: "next", deliver=lambda r: (delivered.append(r),
+                                                                    done.set())),
+                      supersede=False)
+        release.set()
+        assert done.wait(5.0)
+    finally:
+        worker.stop()
+    assert (delivered, cancelled) == (["running", "next"], [False])
+
+
 def test_worker_survives_a_failing_job() -> None:
     worker = LatestJobWorker("test_worker")
     done = threading.Event()
@@ -215,6 +244,55 @@ def test_a_start_stored_between_the_goals_check_and_its_wait_still_plans_the_goa
         assert node.planned.wait(5.0), "the goal stayed pending with a start in hand"
     finally:
         inputs.close()
+
+
+class NewGoalDuringTheCheck(GoalPlannerNode):
+    """A planner node whose map check, made by a replan of the first goal, lets a newer goal
+    arrive first (the goal_pose callback runs beside the replan timer); `compute` records the
+    goals planned, in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inputs = None
+        self.newer = None
+        self.order: list[object] = []
+        self.idle = threading.Event()
+
+    @property
+    def has_map(self) -> bool:
+        newer, self.newer = self.newer, None
+        if newer is not None:
+            self.inputs.on_goal(newer)
+        return True
+
+    def compute(self, query, cancel, announce) -> object:
+        self.order.append(query.goal)
+        return super().compute(query, cancel, announce)
+
+
+def test_a_replan_of_an_older_goal_is_never_queued_after_a_newer_goal() -> None:
+    # The replan read the old goal, the new goal was planned, then the replan queued the old
+    # one: its path was published last (5 in 600 goals with replan_period 0.05 s).
+    from grid_planner.nodes.pose_inputs import PoseInputs
+
+    node = NewGoalDuringTheCheck()
+    inputs = node.inputs = PoseInputs(node, None)
+    inputs.open()
+    start = PoseWithCovarianceStamped()
+    start.header.frame_id = "map"
+    start.pose.pose = stamped(0.5, 0.5, 0.0, "map").pose
+    inputs.on_start(start, "initialpose")
+    older, newer = stamped(4.5, 2.5, 0.0, "map"), stamped(1.5, 3.5, 0.0, "map")
+    try:
+        inputs.on_goal(older)
+        wait_until(lambda: node.order == [older], what="the first goal's plan")
+        node.newer = newer
+        inputs.plan_active_goal("replan_period", supersede=False)
+        wait_until(lambda: newer in node.order, what="the newer goal's plan")
+        time.sleep(0.2)  # time for a stale job queued behind it to run
+    finally:
+        inputs.close()
+    assert node.order == [older, newer]
 
 
 class MapLandsDuringTheCheck(GoalPlannerNode):

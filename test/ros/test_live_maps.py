@@ -205,3 +205,60 @@ def test_replan_period_replans_from_a_moving_start(live) -> None:
                                        before)
     finally:
         assert live.set_parameter("replan_period", 0.0).successful
+
+
+def test_a_patch_that_blocks_the_path_while_inactive_is_replanned_at_activation(tmp_path) -> None:
+    # Maps and patches that came while inactive replanned nothing, and activation did not look:
+    # the path through the new wall stayed on `plan` until a later map event.
+    from nav2_clients import ACTIVATE, CONFIGURE, DEACTIVATE, Lifecycle
+
+    namespace = "/lma"
+    args = ["--ros-args", "-r", f"__ns:={namespace}", "-p", "use_tf:=false",
+            "-p", "autostart_node:=false", "-p", "bond_heartbeat_period:=0.0",
+            "--log-level", f"{namespace[1:]}.grid_planner:=debug"]
+    with (running("planner_node", args, tmp_path, ready_text=None) as proc,
+          ros_client("live_activation") as client):
+        lifecycle = Lifecycle(client, f"{namespace}/grid_planner")
+        assert lifecycle.change(CONFIGURE) and lifecycle.change(ACTIVATE)
+        harness = LiveHarness(client, proc, namespace)
+        first = start_goal(harness)
+        assert lifecycle.change(DEACTIVATE)
+        harness.publish_patch(15, 2, 1, 7, [100] * 7)  # across the path
+        proc.wait_for_output("map update 1 x 7 at (15, 2) applied")
+        before = len(harness.plans)
+        assert lifecycle.change(ACTIVATE)
+        again = harness.wait_for_plan_between(OPEN.cell_to_world(*START),
+                                              OPEN.cell_to_world(*GOAL), before)
+    assert len(first.poses) == GOAL[0] - START[0] + 1
+    assert not cells_of(again) & {(15, y) for y in range(2, 9)}
+    assert len(again.poses) == 27 + 2 * 4 + 1
+
+
+def test_a_replan_period_shorter_than_a_plan_still_publishes_plans(live) -> None:
+    # Each tick cancelled the plan still running: 0 plans in 6 s on a 2000^2 map at 0.2 s.
+    side = 1500  # 8-connected Dijkstra corner to corner: a few hundred ms a plan
+    big = OccupancyMap.from_rows(np.zeros((side, side), dtype=np.int8), resolution=1.0)
+    live.publish_map(big)
+    assert live.set_parameter("algorithm", "dijkstra").successful
+    assert live.set_parameter("connectivity", 8).successful
+    assert live.set_parameter("max_nodes", 10_000_000).successful
+    assert live.set_parameter("replan_on_map_update", "never").successful
+    start, goal = big.cell_to_world(0, 0), big.cell_to_world(side - 1, side - 1)
+    live.set_start(*start)
+    before = len(live.plans)
+    live.goal_pub.publish(centre(big, (side - 1, side - 1)))
+    live.wait_for_plan_between(start, goal, before)
+    try:
+        assert live.set_parameter("replan_period", 0.05).successful
+        before = len(live.plans)
+        wait_until(lambda: len(live.plans) >= before + 3, timeout=30.0,
+                   what="three replans at a period shorter than one plan")
+    finally:
+        assert live.set_parameter("replan_period", 0.0).successful
+        assert live.set_parameter("algorithm", "astar").successful
+        assert live.set_parameter("connectivity", 4).successful
+        assert live.set_parameter("max_nodes", 2_000_000).successful
+        assert live.set_parameter("replan_on_map_update", "when_blocked").successful
+    took = [float(line.rsplit(", ", 1)[1].split(" ms")[0])
+            for line in live.proc.output().splitlines() if "plan: dijkstra" in line]
+    assert min(took) > 50.0  # each plan is longer than the period
