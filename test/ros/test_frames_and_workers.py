@@ -194,6 +194,14 @@ def test_worker_survives_a_failing_delivery(caplog) -> None:
     assert "context is shut down" in caplog.text
 
 
+def map_start() -> PoseWithCovarianceStamped:
+    """An `initialpose` at (0.5, 0.5) in the map frame."""
+    start = PoseWithCovarianceStamped()
+    start.header.frame_id = "map"
+    start.pose.pose = stamped(0.5, 0.5, 0.0, "map").pose
+    return start
+
+
 class GoalPlannerNode:
     """What PoseInputs reads of its planner node: serving, with a map, no TF; `compute`
     records each planned goal."""
@@ -226,9 +234,7 @@ def test_a_start_stored_between_the_goals_check_and_its_wait_still_plans_the_goa
     node = GoalPlannerNode()
     inputs = PoseInputs(node, None)
     inputs.open()
-    start = PoseWithCovarianceStamped()
-    start.header.frame_id = "map"
-    start.pose.pose = stamped(0.5, 0.5, 0.0, "map").pose
+    start = map_start()
     checked = inputs._has_current_start
 
     def start_arrives_right_after_the_check() -> bool:
@@ -278,9 +284,7 @@ def test_a_replan_of_an_older_goal_is_never_queued_after_a_newer_goal() -> None:
     node = NewGoalDuringTheCheck()
     inputs = node.inputs = PoseInputs(node, None)
     inputs.open()
-    start = PoseWithCovarianceStamped()
-    start.header.frame_id = "map"
-    start.pose.pose = stamped(0.5, 0.5, 0.0, "map").pose
+    start = map_start()
     inputs.on_start(start, "initialpose")
     older, newer = stamped(4.5, 2.5, 0.0, "map"), stamped(1.5, 3.5, 0.0, "map")
     try:
@@ -321,9 +325,7 @@ def test_a_map_landing_between_the_goals_check_and_its_wait_still_plans_the_goal
     node = MapLandsDuringTheCheck()
     inputs = node.inputs = PoseInputs(node, None)
     inputs.open()
-    start = PoseWithCovarianceStamped()
-    start.header.frame_id = "map"
-    start.pose.pose = stamped(0.5, 0.5, 0.0, "map").pose
+    start = map_start()
     inputs.on_start(start, "initialpose")
     try:
         inputs.on_goal(stamped(4.5, 2.5, 0.0, "map"))
