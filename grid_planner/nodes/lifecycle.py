@@ -35,6 +35,7 @@ from rclpy.lifecycle.publisher import LifecyclePublisher
 from rclpy.service import Service
 from rclpy.subscription import Subscription
 
+from grid_planner.nodes.action_server import ReadyActionServer
 from grid_planner.nodes.bond import DISABLE_HEARTBEAT_TIMEOUT_PARAM, ServerBond, bondpy_problem
 from grid_planner.nodes.concurrency import SHUTTING_DOWN
 from grid_planner.nodes.parameters import declare_validated
@@ -143,6 +144,10 @@ class ManagedNode(LifecycleNode):
             closing = getattr(self.executor, "closing", None)  # NodeExecutor's; others: none
             with closing(kept) if closing else contextlib.nullcontext(None) as settle:
                 unfinished = settle(CLEANUP_WAIT_S) if settle else 0
+                # An action goal ended by this cleanup sends its result from its own execution,
+                # which no entity's callback counts: wait for those too.
+                unfinished += sum(not entity.wait_idle(CLEANUP_WAIT_S) for entity in kept
+                                  if isinstance(entity, ReadyActionServer))
                 if unfinished:
                     self.get_logger().warning(
                         f"{unfinished} callback(s) still running after {CLEANUP_WAIT_S:.0f} s; "
@@ -249,7 +254,9 @@ class ManagedNode(LifecycleNode):
         return SUCCESS if self._run("cleanup", self._release, lambda: None) else FAILURE
 
     def on_shutdown(self, state: LifecycleState) -> TransitionCallbackReturn:
-        """From any state: stop serving, then release everything."""
+        """From any state: stop serving, then release everything. Requests refused from now
+        on are told that the node is shutting down (not that it waits to be activated)."""
+        self._shutting_down.set()
         if state.label == "active":
             self._stop_serving()
         if state.label in ("active", "inactive"):

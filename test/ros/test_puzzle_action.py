@@ -238,3 +238,45 @@ def test_a_signal_during_a_start_up_table_build_stops_the_node_at_once(tmp_path,
     assert code == 0, output
     assert "Traceback" not in output and "built the" not in output
     assert not list((tmp_path / "cache").rglob("*.gpdb"))  # the build stopped unfinished
+
+
+@pytest.mark.parametrize("stop", ["shutdown transition", "SIGINT", "SIGTERM"])
+def test_a_stop_answers_the_running_goal_and_the_waiting_requests(tmp_path, stop):
+    # The action server was destroyed before rclpy sent the result of the goal the stop had
+    # just ended: its caller never heard (every time, by transition or signal); and requests
+    # refused by the shutdown transition were told to activate a node going to finalized.
+    from lifecycle_msgs.msg import Transition
+    from nav2_clients import Lifecycle
+
+    args = ["--ros-args", "-r", "__ns:=/ps", "-p", "max_concurrent_solves:=1"]
+    proc = NodeProcess("puzzle_node", args, tmp_path)
+    try:
+        proc.wait_for_output("ready:")
+        with ros_client("puzzle_stop") as client:
+            action = ActionClient(client.node, SolveAction, "/ps/solve_puzzle",
+                                  result_service_qos_profile=SERVICE_QOS)
+            service = client.node.create_client(SolvePuzzle, "/ps/solve_puzzle",
+                                                qos_profile=SERVICE_QOS)
+            assert action.wait_for_server(timeout_sec=30.0)
+            client.call(service, SolvePuzzle.Request(board=EASY_8))  # matched both ways
+            running_goal = long_goal(action)
+            wait_until(lambda: running_goal.feedback, what="the long goal to run")
+            waiting = service.call_async(SolvePuzzle.Request(
+                board=list(to_blank_last(korf_instances()[60][0])), algorithm="idastar"))
+            time.sleep(0.2)  # the request waits in the lane behind the long goal
+            if stop == "shutdown transition":
+                lifecycle = Lifecycle(client, "/ps/puzzle_solver")
+                assert lifecycle.change(Transition.TRANSITION_ACTIVE_SHUTDOWN)
+            else:
+                proc.process.send_signal(getattr(signal, stop))
+            assert running_goal.ended.wait(15.0), "the running goal's result never came"
+            wait_until(waiting.done, timeout=15.0, what="the waiting request's answer")
+    finally:
+        code = proc.stop()
+    assert running_goal.status == GoalStatus.STATUS_ABORTED
+    assert running_goal.result.message.startswith("search cancelled after")
+    answer = waiting.result()
+    assert (answer.status, answer.message) == (SolvePuzzle.Response.BUSY,
+                                               "the node is shutting down")
+    assert code == 0 and "Traceback" not in proc.output()
+    assert "Failed to send result response" not in proc.output()
