@@ -45,6 +45,21 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def check_namespace(namespace: str) -> str | None:
+    """Why `namespace` (relative or absolute, "" for none) names no ROS namespace, or None;
+    the nodes' constructors raised two chained tracebacks for it."""
+    from rclpy.exceptions import InvalidNamespaceException
+    from rclpy.validate_namespace import validate_namespace
+
+    if not namespace:
+        return None
+    try:
+        validate_namespace(namespace if namespace.startswith("/") else f"/{namespace}")
+    except InvalidNamespaceException as error:
+        return str(error).splitlines()[0].removeprefix("Invalid namespace: ").rstrip(":")
+    return None
+
+
 def node_factories(options: argparse.Namespace) -> list[Callable[[], Node]]:
     """Constructors for the nodes bringup runs, with the flags applied."""
     from grid_planner.nodes.map_publisher import MapPublisher
@@ -90,6 +105,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit("bringup: --threads must not be negative")
     if options.use_map_publisher and not options.map.is_file():
         raise SystemExit(f"bringup: map file {options.map} not found")
+    namespace_problem = check_namespace(options.namespace)
+    if namespace_problem is not None:
+        raise SystemExit(f"bringup: --namespace {options.namespace!r}: {namespace_problem}")
     args = ["bringup", *ros_arguments(options, extra)]
     factories = node_factories(options)
     ready = f"ready: bringup runs {len(factories)} nodes"

@@ -305,3 +305,17 @@ def test_bringup_flags_set_namespace_sim_time_and_map_publisher(tmp_path: Path) 
             what="grid_planner and puzzle_solver under /robot1",
         )
         assert "map_publisher" not in node.get_node_names()
+
+
+@pytest.mark.parametrize(
+    ("namespace", "reason"),
+    [("robot 1", "must not contain characters other than alphanumerics, '_', or '/'"),
+     ("/r1/", "must not end with a '/', unless only a '/'")],
+)
+def test_bringup_refuses_a_bad_namespace_in_one_line(namespace, reason) -> None:
+    # The nodes' constructors raised two chained tracebacks.
+    from grid_planner.nodes.bringup import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["--namespace", namespace, "--no-use-map-publisher"])
+    assert str(stopped.value) == f"bringup: --namespace {namespace!r}: namespace {reason}"
