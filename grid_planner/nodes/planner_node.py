@@ -172,9 +172,13 @@ class PlannerNode(ManagedNode):
 
     def serving_started(self) -> None:
         """Judge the goal_pose goal's path against the map as it is now, as after a map
-        change: maps and patches that came while inactive replanned nothing."""
-        self._replanner.map_changed(self._maps.grid(self.grid_settings()),
-                                    "the node was activated")
+        change: maps and patches that came while inactive replanned nothing. A failure here
+        costs that replan, never the activation."""
+        try:
+            self._replanner.map_changed(self._maps.grid(self.grid_settings()),
+                                        "the node was activated")
+        except Exception as error:  # the next map event or goal replans
+            self.get_logger().warning(f"no replan at activation: {error!r}")
 
     def announce(self) -> None:
         """The ready line: what plans and how, once the node serves."""
