@@ -39,7 +39,8 @@ from .occupancy import obstacle_cells, unknown_cells
 from .timing import StageClock
 
 # The farthest an inflation layer reaches (cells): its table holds a cost for each squared
-# distance up to that, so a 5 km radius at 0.05 m asked for 74.5 GiB.
+# distance up to that, so a 5 km radius at 0.05 m asked for 74.5 GiB. PlanningGrid refuses
+# radii beyond it before any layer is made.
 MAX_INFLATION_REACH_CELLS = 2048
 
 
@@ -150,14 +151,9 @@ def inflation_table(
     0 is an obstacle (254), up to the robot radius inscribed (253), up to the inflation radius
     Nav2's exponential (`costs.inflation_cost`), beyond it free; an unknown cell reads 255
     unless it is inscribed (`cell_arrays`). One table per grid, so every cell at a distance
-    gets the same float result.
+    gets the same float result. `scan` is at most MAX_INFLATION_REACH_CELLS (PlanningGrid
+    bounds the radii).
     """
-    if scan > MAX_INFLATION_REACH_CELLS:
-        raise ValueError(
-            f"inflation_radius and robot_radius reach {scan:,} cells at this map's resolution "
-            f"({resolution:g} m); the inflation layer reaches at most "
-            f"{MAX_INFLATION_REACH_CELLS:,} cells"
-        )
     distance2 = np.arange((scan + 1) ** 2 + 1)
     distance = np.sqrt(distance2.astype(np.float64)) * resolution
     scaled = MAX_NON_OBSTACLE * np.exp(-cost_scaling_factor * (distance - robot_radius))

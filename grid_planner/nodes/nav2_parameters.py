@@ -33,7 +33,7 @@ from grid_planner.nodes.nav2_plugins import (
     QUIET_SERVER_KEYS,
     BlockKey,
 )
-from grid_planner.nodes.parameters import Rule, at_least, in_range
+from grid_planner.nodes.parameters import Rule, at_least, in_range, non_empty
 
 DEFAULT_PLANNER_IDS = ["GridBased"]
 
@@ -162,7 +162,7 @@ def block_rule(rules: Mapping[str, Rule]) -> Callable[[list[Parameter]], SetPara
 
 def plugin_name(value: object) -> str | None:
     """Accept a non-empty plugin type name (an unknown one is said at configure)."""
-    if isinstance(value, str) and value.strip():
+    if non_empty(value) is None:
         return None
     return "must name a plugin type, e.g. " + OUR_PLUGIN
 
