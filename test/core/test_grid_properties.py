@@ -145,16 +145,24 @@ def test_depth_limited_dfs_finds_a_path_exactly_when_one_fits_the_limit(case, li
             assert not result.solved, backend
 
 
+def kernel_query(case) -> tuple | None:
+    """The case's grid, its start and goal as a start index and a target list; None when the
+    start is lethal (the searches are not asked then)."""
+    values, threshold, allow_unknown, radius, start, goal = case
+    grid, rules = build(values, threshold, allow_unknown, radius)
+    if rules.lethal[start]:
+        return None
+    return grid, start[1] * rules.width + start[0], [goal[1] * rules.width + goal[0]]
+
+
 @needs_numba
 @given(random_grids(max_side=10))
 @settings(max_examples=100, deadline=None)
 def test_unlimited_dfs_and_bfs_kernels_follow_the_reference_step_for_step(case):
-    values, threshold, allow_unknown, radius, start, goal = case
-    grid, rules = build(values, threshold, allow_unknown, radius)
-    if rules.lethal[start]:
+    query = kernel_query(case)
+    if query is None:
         return
-    start_index = start[1] * rules.width + start[0]
-    targets = [goal[1] * rules.width + goal[0]]
+    grid, start_index, targets = query
     for algorithm in ("bfs", "dfs", "bidirectional_bfs"):
         fast, _, fast_seen, _ = search_grid(
             grid, start_index, targets, algorithm, record_expanded=True, backend="numba"
@@ -176,12 +184,10 @@ def test_depth_limited_dfs_kernel_follows_the_reference_step_for_step(case, limi
     # for a successor the limit really hides (else NO_SOLUTION: the search saw everything),
     # and it did not count the cell it checked: 114 statuses and 2,441 expansion orders of
     # 5,666 random cases differed.
-    values, threshold, allow_unknown, radius, start, goal = case
-    grid, rules = build(values, threshold, allow_unknown, radius)
-    if rules.lethal[start]:
+    query = kernel_query(case)
+    if query is None:
         return
-    start_index = start[1] * rules.width + start[0]
-    targets = [goal[1] * rules.width + goal[0]]
+    grid, start_index, targets = query
     fast, slow = (
         search_grid(
             grid, start_index, targets, "dfs", depth_limit=limit, record_expanded=True,
