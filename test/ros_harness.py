@@ -158,11 +158,13 @@ class ClientNode:
         )
 
     def close(self) -> None:
-        """Stop spinning and destroy the node."""
+        """Stop spinning and destroy the node. The spin thread ends (its wait is at most
+        CLIENT_WAIT_S) before the executor is shut down: a shutdown while the thread builds a
+        wait set leaves it holding the executor's guard conditions after they are gone."""
         self._closing.set()
+        self._thread.join(5.0)
         self.executor.shutdown()
         self.node.destroy_node()
-        self._thread.join(5.0)
 
 
 def first_answer(send: Callable[[], object], waits: Iterable[float], failure: str) -> object:

@@ -42,7 +42,12 @@ TUTORIAL_MAP = PROJECT_ROOT / "config" / "maps" / "tutorial_grid.yaml"
 NODES = ("planner_node", "puzzle_node", "map_publisher", "bringup")
 # Korf's instance 1 (57 moves) for the goal 1..15, 0: A* with misplaced tiles runs for seconds.
 HARD_15 = [13, 6, 8, 12, 15, 14, 0, 10, 11, 7, 4, 5, 9, 1, 3, 2]
-MAP_SIDE = 4000  # a cluttered map with a robot radius: preparing its grid takes ~0.5 s
+# A cluttered map that MAP_ARRIVAL_PARAMETERS make slow to prepare: its 20 m (400 cell)
+# inflation layer takes ~0.75 CPU s, against ~0.05 s for a plain robot radius, so the node is
+# still at work on it well after BUSY_CPU_S (receiving the 16 MB message costs some of those).
+MAP_SIDE = 4000
+MAP_ARRIVAL_PARAMETERS = ("robot_radius:=0.5", "cost_model:=inflation", "inflation_radius:=20.0",
+                          "max_inflation_cells:=400")
 BUSY_CPU_S = 0.15  # CPU seconds a node spends after a request before it counts as busy with it
 ALLOWED_STDERR = ("[INFO]", "[DEBUG]")
 # A case whose set-up failed tested nothing: it is run again, up to this many attempts in all.
@@ -106,7 +111,7 @@ class Outcome:
 
 def _command(node: str, namespace: str, pattern: Pattern) -> list[str]:
     executable = str(BIN_DIR / node)
-    parameters = {"map": ["-p", "robot_radius:=0.5"],
+    parameters = {"map": [arg for value in MAP_ARRIVAL_PARAMETERS for arg in ("-p", value)],
                   "plan": slow_plan_arguments()}.get(pattern.trigger, [])
     if node == "bringup":
         args = ["--map", str(TUTORIAL_MAP), "--namespace", namespace]
