@@ -1,9 +1,11 @@
 """The console scripts' entry points: stop signals are caught before anything heavy is imported.
 
-This module imports nothing but `signal`, so the window in which a SIGINT or SIGTERM still
-raises KeyboardInterrupt (or kills the process) is only the interpreter's own start-up. A signal
-that arrives while the runtime and the node's module are being imported is remembered here and
-handed to the runtime, which then stops cleanly (exit 0) instead of starting the node.
+This module imports nothing but `signal` before the handlers are in place, so the window in which a
+SIGINT or SIGTERM still raises KeyboardInterrupt (or kills the process) is only the interpreter's
+own start-up. Next comes the malloc arena limit (`malloc_arenas`, ctypes only), which must act
+before the imports start threads. A signal that arrives while the runtime and the node's module are
+being imported is remembered here and handed to the runtime, which then stops cleanly (exit 0)
+instead of starting the node.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ def _entry(module: str) -> Callable[[], int]:
         early: list[int] = []
         for signum in STOP_SIGNALS:
             signal.signal(signum, lambda received, _frame: early.append(received))
+        from grid_planner.nodes.malloc_arenas import limit_malloc_arenas
+
+        limit_malloc_arenas()  # before any import starts a thread
         try:  # the runtime and the node's module import ROS: missing, it is one line
             import importlib
 
