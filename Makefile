@@ -74,7 +74,17 @@ demo: setup
 gallery: setup
 	$(BIN)/python tools/gallery.py
 
-bench: setup
+# The peers the benchmarks measure against (bench/requirements*.txt), installed once; a failed
+# install (no network, no wheel) is reported and left unstamped: the benchmarks then skip those
+# peers with a note, and the next `make bench` tries again.
+$(VENV)/.stamp-bench-peers: $(VENV)/.stamp-package bench/requirements.txt bench/requirements-nodeps.txt
+	@if $(BIN)/python -m pip install --quiet --quiet -c constraints.txt -r bench/requirements.txt \
+		&& $(BIN)/python -m pip install --quiet --quiet --no-deps -r bench/requirements-nodeps.txt; \
+	then touch $@; \
+	else echo "make bench: the peers in bench/requirements*.txt could not be installed;" \
+		"the benchmarks skip the missing ones with a note" >&2; fi
+
+bench: setup $(VENV)/.stamp-bench-peers
 	$(BIN)/python bench/run_all.py
 
 colcon: setup

@@ -363,9 +363,9 @@ def markdown(results: dict) -> str:
         "`.venv/bin/python bench/run_all.py [--quick] [--korf-budget S] [--korf-total S]`; "
         "`PYTHONPATH=.` in front measures the working tree instead of the installed package. "
         "`--quick` runs a small subset in well under a minute (its report goes to "
-        "`bench/results/quick.md`). The optional peers (scipy, pyastar2d, networkx, "
-        "python-pathfinding, slidingpuzzle) are pinned in `bench/requirements.txt`; any that "
-        "is not installed is skipped with a note.",
+        "`bench/results/quick.md`). The peers (scipy, pyastar2d, networkx, "
+        "python-pathfinding, slidingpuzzle) are pinned in `bench/requirements*.txt`; "
+        "`make bench` installs them, and any that is not installed is skipped with a note.",
         "",
         "## Method",
         "",

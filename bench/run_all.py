@@ -40,7 +40,7 @@ def _notes() -> list[str]:
     notes += [f"puzzle peer {s.name} skipped: {s.missing()}" for s in eight_puzzle_solvers()
               if s.kind == "peer" and s.missing()]
     if notes:
-        notes.append("bench/requirements.txt says how to install the peers")
+        notes.append("`make bench` installs the peers of bench/requirements*.txt")
     return notes
 
 
