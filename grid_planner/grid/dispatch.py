@@ -142,9 +142,9 @@ def search_grid(
         nodes_generated=outcome.nodes_generated,
         max_frontier=outcome.max_frontier,
         elapsed=outcome.elapsed,
-        optimal=info.optimal and solved and (not info.unit_cost_only or (
+        optimal=solved and (len(path) == 1 or info.optimal and (not info.unit_cost_only or (
             connectivity == 4 and bool(np.all(step_costs[0] == 1.0))
-        )),
+        ))),
         limit=outcome.limit,
         nodes_held=outcome.nodes_held,
     )

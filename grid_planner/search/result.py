@@ -180,20 +180,22 @@ class SearchResult:
 
         `counts` are (nodes_expanded, nodes_generated, max_frontier, nodes_held), the last
         optional (0); `optimal` is set when the search SOLVED and `guarantees_optimal` holds
-        for this algorithm and problem.
+        for this algorithm and problem, or the start itself is a goal (no shorter path exists,
+        whatever the algorithm).
         """
         expanded, generated, max_frontier = counts[:3]
+        states = list(states)
         return cls(
             algorithm=algorithm,
             status=status,
-            states=list(states),
+            states=states,
             actions=list(actions),
             cost=cost,
             nodes_expanded=expanded,
             nodes_generated=generated,
             max_frontier=max_frontier,
             elapsed=time.perf_counter() - started,
-            optimal=guarantees_optimal and status is SearchStatus.SOLVED,
+            optimal=status is SearchStatus.SOLVED and (guarantees_optimal or len(states) == 1),
             limit=limit,
             nodes_held=counts[3] if len(counts) > 3 else 0,
         )

@@ -212,7 +212,7 @@ def dfs(
 
     `depth_limit` (or `budget.max_depth`, the tighter wins) bounds the path length; a search
     that cut deeper states and found nothing ends LIMIT_REACHED / MAX_DEPTH, because a
-    solution may lie beyond the limit. Never reports `optimal`.
+    solution may lie beyond the limit. Reports `optimal` only when the start is a goal.
     """
     started = time.perf_counter()
     limit = effective_depth_limit(depth_limit, budget)

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from grid_planner.grid import OccupancyMap, PlanningGrid, plan, search_grid
 from grid_planner.grid.kernels.weighted import DIRECT_HEAP
 from grid_planner.search import SearchStatus
+from grid_planner.search.registry import GRID, domain_algorithms
 
 pytestmark = kernel
 
@@ -181,8 +182,20 @@ def test_eight_connected_bfs_finds_the_fewest_steps_and_never_cuts_a_corner(case
             assert_valid_path(rules, cells, start, goal, 8)  # includes the corner rule
             if algorithm == "bfs":
                 assert len(cells) - 1 == steps[goal]
-                # Fewest steps is not least length: BFS claims no optimality with 8.
-                assert not result.optimal
+                # Fewest steps is not least length: BFS claims no optimality with 8, except
+                # for the empty path of a start that is the goal.
+                assert result.optimal == (start == goal)
+
+
+@pytest.mark.parametrize("connectivity", [4, 8])
+def test_a_start_on_the_goal_is_an_optimal_empty_path_for_every_algorithm(connectivity):
+    grid = PlanningGrid(OccupancyMap.from_rows(np.zeros((3, 3), dtype=np.int8)))
+    for algorithm in domain_algorithms(GRID):
+        for backend in BACKENDS:
+            result, path, _, _ = search_grid(grid, 4, [4], algorithm, backend=backend,
+                                             connectivity=connectivity)
+            assert list(path) == [4], (algorithm, backend)
+            assert result.optimal, (algorithm, backend)
 
 
 def test_a_diagonal_never_squeezes_between_two_blocked_corners():

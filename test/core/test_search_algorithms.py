@@ -120,6 +120,7 @@ def test_start_equal_to_goal_is_a_one_state_path(algorithm):
     assert (result.states, result.actions, result.cost) == ([0], [], 0)
     assert result.nodes_expanded == 0
     assert result.nodes_generated == 1
+    assert result.optimal  # no shorter path exists, whatever the algorithm guarantees
 
 
 @pytest.mark.parametrize("algorithm", [a for a in ALL if a is not idastar])
