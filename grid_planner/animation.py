@@ -223,13 +223,23 @@ def search_frames(
             count = min(shown, panel.total)
             done = final or (index > 0 and count >= panel.total)
             frame.paste(panel.image(count, done), (left, TITLE_PX))
-            title = f"{panel.found.algorithm}: {count:,} expanded"
-            if done:
-                title += f", {panel.found.length} steps"
+            title = panel_title(panel.found, count, panel.total, done)
             draw.text((left + 4, 4), fitted(draw, title, font, map_w - 4), fill=TEXT_RGB,
                       font=font)
         images.append(frame)
     return images
+
+
+def panel_title(found: GridPlan, count: int, cells: int, done: bool) -> str:
+    """A panel's title: `count` of its `cells` expanded so far; once done, the search's own
+    expansion count, with the cells apart when a cell was expanded again (a float sum of
+    another order may reach a cell an ulp cheaper after its expansion, and the search then
+    reopens it), and the path's steps."""
+    if not done:
+        return f"{found.algorithm}: {count:,} expanded"
+    expansions = found.nodes_expanded
+    again = f" ({cells:,} cells)" if expansions > cells else ""
+    return f"{found.algorithm}: {expansions:,} expanded{again}, {found.length} steps"
 
 
 TILE_RGB = (245, 222, 170)

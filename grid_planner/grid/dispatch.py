@@ -132,6 +132,10 @@ def search_grid(
         directions, cost = path_steps(
             path, grid.width, *step_costs, _NO_RAW if raw is None else raw, raw is not None
         )
+    # What the algorithm guarantees (one for unit costs only: on 4-connected unit steps).
+    guaranteed = info.optimal and (not info.unit_cost_only or (
+        connectivity == 4 and bool(np.all(step_costs[0] == 1.0))
+    ))
     result = SearchResult(
         algorithm=algorithm,
         status=outcome.status,
@@ -142,9 +146,7 @@ def search_grid(
         nodes_generated=outcome.nodes_generated,
         max_frontier=outcome.max_frontier,
         elapsed=outcome.elapsed,
-        optimal=solved and (len(path) == 1 or info.optimal and (not info.unit_cost_only or (
-            connectivity == 4 and bool(np.all(step_costs[0] == 1.0))
-        ))),
+        optimal=solved and (len(path) == 1 or guaranteed),
         limit=outcome.limit,
         nodes_held=outcome.nodes_held,
     )

@@ -80,6 +80,34 @@ def test_frames_start_bare_grow_and_end_on_every_path():
     assert tinted[0] == 0 and tinted[-1] > tinted[len(tinted) // 2] > 0
 
 
+# 15 x 22 cells, top row first: 8-connected A* from (8, 20) to (5, 7) reaches three cells an
+# ulp cheaper after their expansion (1 and sqrt 2 summed in another order) and expands them
+# again: 22 expansions of 19 cells.
+REOPEN_ROWS = [
+    "....##...#....#", ".####.....#....", "....#........#.", ".#.#.....##....",
+    ".......#.....#.", "....#..........", "........#......", "#..#....#......",
+    "........###....", ".....#....###.#", ".#.#...##......", ".........#.#...",
+    "..#.......#.#..", "..#............", ".#.#..#.......#", "...........#...",
+    "...#.#....#....", "........##..#..", ".#...#...##....", ".#......#...#..",
+    "..........#.#..", ".........#.....",
+]
+
+
+def test_a_done_panel_titles_the_searchs_own_expansion_count():
+    values = np.array([[100 if c == "#" else 0 for c in row] for row in REOPEN_ROWS], np.int8)
+    grid = PlanningGrid(OccupancyMap.from_rows(values))
+    found = plan(grid, (8, 20), (5, 7), "astar", connectivity=8, record_expanded=True)
+    cells = len(set(found.expanded.tolist()))
+    assert (found.nodes_expanded, cells, found.length) == (22, 19, 13)
+    done = animation.panel_title(found, 19, cells, True)
+    assert done == "astar: 22 expanded (19 cells), 13 steps"
+    assert animation.panel_title(found, 7, cells, False) == "astar: 7 expanded"
+    plain = plan(grid, (8, 20), (5, 7), "astar", record_expanded=True)
+    assert animation.panel_title(plain, 0, plain.nodes_expanded, True) == (
+        f"astar: {plain.nodes_expanded:,} expanded, {plain.length} steps"
+    )
+
+
 def test_a_narrow_panel_title_stays_over_its_own_panel():
     # At 100 px a panel, "bidirectional_bfs: 1,234 expanded, 56 steps" ran on over the next
     # panel's title; it is cut short with an ellipsis instead.
