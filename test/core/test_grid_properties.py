@@ -156,23 +156,30 @@ def kernel_query(case) -> tuple | None:
 
 
 @needs_numba
-@given(random_grids(max_side=10))
+@given(random_grids(max_side=10), st.sampled_from((4, 8)))
 @settings(max_examples=100, deadline=None)
-def test_unlimited_dfs_and_bfs_kernels_follow_the_reference_step_for_step(case):
+def test_unlimited_dfs_and_bfs_kernels_follow_the_reference_step_for_step(case, connectivity):
     query = kernel_query(case)
     if query is None:
         return
     grid, start_index, targets = query
     for algorithm in ("bfs", "dfs", "bidirectional_bfs"):
         fast, _, fast_seen, _ = search_grid(
-            grid, start_index, targets, algorithm, record_expanded=True, backend="numba"
+            grid, start_index, targets, algorithm, record_expanded=True, backend="numba",
+            connectivity=connectivity,
         )
         slow, _, slow_seen, _ = search_grid(
-            grid, start_index, targets, algorithm, record_expanded=True, backend="reference"
+            grid, start_index, targets, algorithm, record_expanded=True, backend="reference",
+            connectivity=connectivity,
         )
         assert fast.status is slow.status
         assert fast.states.tolist() == slow.states.tolist()
-        assert fast.nodes_expanded == slow.nodes_expanded
+        counts = ("nodes_expanded", "nodes_generated", "max_frontier")
+        # The compiled DFS counted its whole stack as the frontier and every neighbour it
+        # pushed as generated: on 154 of 200 random maps it differed from the reference.
+        assert [getattr(fast, c) for c in counts] == [getattr(slow, c) for c in counts], (
+            algorithm
+        )
         np.testing.assert_array_equal(np.sort(fast_seen), np.sort(slow_seen))
 
 
@@ -197,5 +204,6 @@ def test_depth_limited_dfs_kernel_follows_the_reference_step_for_step(case, limi
     )
     assert (fast.result.status, fast.result.limit) == (slow.result.status, slow.result.limit)
     assert fast.result.states.tolist() == slow.result.states.tolist()
-    assert fast.result.nodes_expanded == slow.result.nodes_expanded
+    counts = ("nodes_expanded", "nodes_generated", "max_frontier")
+    assert [getattr(fast.result, c) for c in counts] == [getattr(slow.result, c) for c in counts]
     assert fast.expanded.tolist() == slow.expanded.tolist()

@@ -81,6 +81,10 @@ class GridKernel(Kernel):
         return trace_path(buffers.stamp, buffers.width, self.query.start, np.int64(run.found),
                           run.nodes_expanded + 1)
 
+    def generated(self, run: KernelRun) -> int:
+        """The neighbours generated, counted as the family's reference search counts them."""
+        return run.nodes_generated
+
     def grow(self) -> None:
         """Enlarge the heap or stack (the live entries stay where they are)."""
         self.query.buffers.grow_frontier(

@@ -8,8 +8,9 @@ module and one entry here.
 Counting follows `grid_planner.search`: `nodes_expanded` are cells whose neighbours were
 generated; `nodes_generated` every allowed neighbour produced, duplicates included, plus the
 start (and the target, from which bidirectional BFS also searches); `max_frontier` the peak
-heap (stale entries included), queue (both queues of bidirectional BFS), or DFS stack (the
-reference DFS reports its path depth instead, as it keeps lazy iterators, not a stack).
+heap (stale entries included), queue (both queues of bidirectional BFS), or, for DFS, the
+deepest path (the reference DFS keeps an iterator per cell on its path; the kernel's stack is
+counted as that DFS would count it, see `depth_first`).
 """
 
 from __future__ import annotations
@@ -153,7 +154,7 @@ def _search(
         status=ended.status,
         path=kernel.path(ended) if ended.status is SearchStatus.SOLVED else None,
         nodes_expanded=ended.nodes_expanded,
-        nodes_generated=ended.nodes_generated,
+        nodes_generated=kernel.generated(ended),
         max_frontier=ended.max_frontier,
         elapsed=0.0,
         limit=ended.limit,
