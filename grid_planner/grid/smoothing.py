@@ -9,15 +9,15 @@ clearance guarantee: every pose, and every point swept between two poses, is far
   reaches clear and at no more cost than the stretch of path it replaces (the cost model's
   factor integrated along both), found by galloping ahead and bisecting; then does the same
   from there.
-- ``gradient`` is Smac Planner's smoother: Gauss-Seidel sweeps, endpoints fixed, each inner
-  point moved by ``w_data * (original - point) + w_smooth * (next + previous - 2 point)`` until
-  the summed movement of a sweep falls under `tolerance` or after `max_iterations` sweeps. A
-  run that settled under `tolerance` is refined as in Smac (`do_refinement`, `refinement_num`):
-  smoothed again, up to `refinement_num` more runs, each anchored to the result of the last,
-  which straightens the wiggles one run leaves. A move that would break the guarantee on either
-  segment of the point is refused (the point stays), where Smac stops smoothing at its first
-  refused move and checks the pose's cell only. A result longer than the path it started from is
-  dropped for that path.
+- ``gradient`` is Smac Planner's smoother: Gauss-Seidel sweeps, endpoints fixed, each inner point
+  moved by ``w_data * (original - point) + w_smooth * (next + previous - 2 point)`` until the summed
+  movement of a sweep falls under `tolerance` or after `max_iterations` sweeps. A run that settled
+  under `tolerance` is refined as in Smac (`do_refinement`, `refinement_num`): smoothed again, up to
+  `refinement_num` more runs, each anchored to the result of the last, which straightens the wiggles
+  one run leaves; a run that changes nothing ends the refinement. A move that would break the
+  guarantee on either segment of the point is refused (the point stays), where Smac stops smoothing
+  at its first refused move and checks the pose's cell only. A result longer than the path it
+  started from is dropped for that path.
 
 The part of a path inside the inflated band around an inflated start is kept as searched (no
 free cell there to smooth through). The result keeps the start and goal points exactly and its
@@ -58,6 +58,12 @@ _NO_RAW.setflags(write=False)
 _GRADIENT_CHUNK_MOVES = 1 << 15
 
 
+# The most sweeps a run and refinement runs a smoothing may ask for: 100 times Smac's defaults,
+# so a plan whose time limit is huge (Nav2 users set one to mean "none") still ends.
+MAX_SMOOTHER_ITERATIONS = 100_000
+MAX_REFINEMENTS = 200
+
+
 @dataclass(frozen=True)
 class SmootherParams:
     """The gradient smoother's settings (Smac Planner's defaults and key names)."""
@@ -74,13 +80,16 @@ class SmootherParams:
             value = float(getattr(self, name))
             if not (math.isfinite(value) and value >= 0.0):
                 raise ValueError(f"smoother.{name} must be a finite number >= 0, got {value}")
-        for name in ("max_iterations", "refinement_num"):
+        for name, most in (("max_iterations", MAX_SMOOTHER_ITERATIONS),
+                           ("refinement_num", MAX_REFINEMENTS)):
             value = getattr(self, name)
             whole = isinstance(value, numbers.Real) and not isinstance(value, bool) and (
                 math.isfinite(value) and int(value) == value
             )
-            if not (whole and value >= 0):
-                raise ValueError(f"smoother.{name} must be an integer >= 0, got {value!r}")
+            if not (whole and 0 <= value <= most):
+                raise ValueError(
+                    f"smoother.{name} must be an integer in [0, {most:,}], got {value!r}"
+                )
         if not isinstance(self.do_refinement, bool):
             raise ValueError(
                 f"smoother.do_refinement must be true or false, got {self.do_refinement!r}"
@@ -329,7 +338,10 @@ def smooth_cells(
         for _ in range(params.refinements):
             if not settled or stop():
                 break
-            smoothed, settled = _gradient_run(smoothed, shape, params, stop)
+            refined, settled = _gradient_run(smoothed, shape, params, stop)
+            if np.array_equal(refined, smoothed):
+                break  # a fixed point: every further run would return it again
+            smoothed = refined
         if polyline_length(smoothed) <= polyline_length(body):
             unit, no_raw = np.ones(1), _NO_RAW
 

@@ -72,6 +72,12 @@ def _distance2_to_segment(ox, oy, px, py, dx, dy, length2):
     return ex * ex + ey * ey
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _on_map(x, y, width, height):
+    """Whether point (x, y), in cell coordinates, lies in a cell of the map (False for NaN)."""
+    return 0.0 <= x + 0.5 < width and 0.0 <= y + 0.5 < height
+
+
 @njit(cache=True, nogil=True)
 def _cell_clear(x, y, width, height, free, safe, obstacle, limit2, reach, px, py, dx, dy):
     """Whether the segment may pass through cell (x, y): free, and clear of the obstacles."""
@@ -99,8 +105,11 @@ def segment_walk(
     """Walk the segment (px, py) -> (qx, qy): `(clear, cost)`.
 
     Stops at the first cell that is not clear (`clear` False, cost so far). A one-entry `raw`
-    (a grid without a cost field) costs `table[0]` per unit length everywhere.
+    (a grid without a cost field) costs `table[0]` per unit length everywhere. An end off the
+    map (or not finite) is not clear: its cell number would not fit an integer.
     """
+    if not (_on_map(px, py, width, height) and _on_map(qx, qy, width, height)):
+        return False, 0.0
     dx = qx - px
     dy = qy - py
     length = math.sqrt(dx * dx + dy * dy)

@@ -13,7 +13,13 @@ from grid_planner.grid.costs import (
     DEFAULT_INFLATION_RADIUS,
     MAX_COST_TRAVEL_MULTIPLIER,
 )
-from grid_planner.grid.smoothing import DEFAULT_SMOOTHING, SMOOTHINGS, SmootherParams
+from grid_planner.grid.smoothing import (
+    DEFAULT_SMOOTHING,
+    MAX_REFINEMENTS,
+    MAX_SMOOTHER_ITERATIONS,
+    SMOOTHINGS,
+    SmootherParams,
+)
 from grid_planner.nodes.parameters import (
     Rule,
     at_least,
@@ -107,12 +113,14 @@ def planner_parameters() -> dict[str, tuple[object, str, Rule | None]]:
         "smoother.tolerance": (SMOOTHER_DEFAULTS.tolerance, "gradient smoother: stop when a "
                                "sweep moves the poses less than this (cells)", at_least(0.0)),
         "smoother.max_iterations": (SMOOTHER_DEFAULTS.max_iterations, "gradient smoother: "
-                                    "most sweeps", at_least(0)),
+                                    f"most sweeps (0 to {MAX_SMOOTHER_ITERATIONS:,})",
+                                    in_range(0, MAX_SMOOTHER_ITERATIONS)),
         "smoother.do_refinement": (SMOOTHER_DEFAULTS.do_refinement, "gradient smoother: "
                                    "smooth a settled run's result again (Smac's refinement)",
                                    None),
         "smoother.refinement_num": (SMOOTHER_DEFAULTS.refinement_num, "gradient smoother: "
-                                    "most runs of refinement", at_least(0)),
+                                    f"most runs of refinement (0 to {MAX_REFINEMENTS})",
+                                    in_range(0, MAX_REFINEMENTS)),
     }
 
 

@@ -22,11 +22,14 @@ from grid_planner.grid import OccupancyMap, PlannerCancelled, PlanningGrid, plan
 from grid_planner.grid import smoothing as smoothing_module
 from grid_planner.grid.path_quality import path_quality, total_heading_change
 from grid_planner.grid.smoothing import (
+    MAX_REFINEMENTS,
+    MAX_SMOOTHER_ITERATIONS,
     SmootherParams,
     polyline_length,
     segment_lengths,
     smooth_cells,
 )
+from grid_planner.grid.sweep import segment_walk
 from grid_planner.search import Budget
 
 pytestmark = kernel
@@ -200,14 +203,60 @@ def test_smoother_settings_are_checked():
         SmootherParams(w_smooth=-0.1)
     with pytest.raises(ValueError, match=r"smoother\.max_iterations"):
         SmootherParams(max_iterations=1.5)
-    for bad in (-1, 2.5, math.inf, None, True):
-        with pytest.raises(ValueError, match=r"smoother\.refinement_num must be an integer >= 0"):
+    for bad in (-1, 2.5, math.inf, None, True, MAX_REFINEMENTS + 1, 2**63 - 1):
+        with pytest.raises(ValueError, match=r"smoother\.refinement_num must be an integer in "
+                                             r"\[0, 200\]"):
             SmootherParams(refinement_num=bad)
+    with pytest.raises(ValueError, match=r"smoother\.max_iterations must be an integer in "
+                                         r"\[0, 100,000\], got 100001"):
+        SmootherParams(max_iterations=MAX_SMOOTHER_ITERATIONS + 1)
+    SmootherParams(max_iterations=MAX_SMOOTHER_ITERATIONS, refinement_num=MAX_REFINEMENTS)
     with pytest.raises(ValueError, match=r"smoother\.do_refinement must be true or false"):
         SmootherParams(do_refinement="yes")
     grid = PlanningGrid(OccupancyMap.from_rows([[0, 0, 0]]))
     with pytest.raises(ValueError, match="smoothing must be one of none, shortcut, gradient"):
         plan(grid, (0, 0), (2, 0), smoothing="spline")
+
+
+def test_weights_so_large_that_moves_overflow_leave_finite_clear_poses():
+    # w_smooth 1e308 made every move infinite: the poses became non-finite and the run never
+    # settled, so a plan with a huge max_planning_time never returned.
+    grid, _ = _scattered_gradient()
+    path = plan(grid, (0, 0), (39, 39), "astar", connectivity=8).indices
+    points = smooth_cells(grid, path, "gradient", SmootherParams(w_smooth=1e308), 1.0)
+    assert np.isfinite(points).all()
+    assert path_quality(grid, points).min_clearance_m > 0.5 * grid.resolution
+    np.testing.assert_array_equal(points[[0, -1]], smooth_cells(grid, path, "none",
+                                                                SmootherParams(), 1.0)[[0, -1]])
+
+
+@pytest.mark.parametrize("end", [(1e308, 1.0), (1.0, -1e308), (math.nan, 1.0), (math.inf, 1.0),
+                                 (9.5, 1.0), (-0.5 - 1e-9, 1.0)])
+def test_a_segment_with_an_end_off_the_map_is_not_clear(end):
+    # (0, 0) -> (1e308, 1) walked no cell (its end's cell number overflowed) and was clear.
+    grid = PlanningGrid(OccupancyMap.from_rows(np.zeros((3, 10), dtype=np.int8)))
+    masks = grid.sweep_masks
+    shape = (grid.width, grid.height, masks.free, masks.safe, masks.obstacle, masks.limit2,
+             masks.reach)
+    unit, no_raw = np.ones(1), np.zeros(1, dtype=np.uint8)
+    assert segment_walk(1.0, 1.0, 9.5 - 1e-9, 1.0, *shape, no_raw, unit)[0]
+    assert not segment_walk(1.0, 1.0, *end, *shape, no_raw, unit)[0]
+    assert not segment_walk(*end, 1.0, 1.0, *shape, no_raw, unit)[0]
+
+
+def test_a_refinement_run_that_changes_nothing_ends_the_refinement(monkeypatch):
+    runs = []
+    original = smoothing_module._gradient_run
+
+    def counted(*args):
+        runs.append(1)
+        return original(*args)
+
+    monkeypatch.setattr(smoothing_module, "_gradient_run", counted)
+    grid = PlanningGrid(OccupancyMap.from_rows(np.zeros((3, 30), dtype=np.int8)))
+    straight = plan(grid, (0, 1), (29, 1)).indices  # nothing to smooth: a fixed point at once
+    smooth_cells(grid, straight, "gradient", SmootherParams(refinement_num=MAX_REFINEMENTS), 1.0)
+    assert len(runs) == 2  # the first run, and one refinement that changed nothing
 
 
 def test_zero_iterations_leave_the_gradient_path_as_searched():
