@@ -297,6 +297,24 @@ def test_an_unworkable_robot_radius_is_refused_and_the_old_one_stays(
     assert_good_plan_answered(planner)
 
 
+@pytest.mark.parametrize(
+    ("name", "value", "reason"),
+    [
+        ("smoother.refinement_num", 2**63 - 1, "smoother.refinement_num=9223372036854775807 "
+         "refused: must be a finite number in [0, 200]"),
+        ("smoother.max_iterations", 100_001, "smoother.max_iterations=100001 refused: must be "
+         "a finite number in [0, 100000]"),
+    ],
+)
+def test_smoother_counts_that_would_never_end_are_refused(planner, name, value, reason) -> None:
+    # Accepted before, with max_planning_time 1e308 they kept a service plan (no cancel) and
+    # its slot busy for good.
+    result = planner.set_parameter(name, value)
+    assert (result.successful, result.reason) == (False, reason)
+    assert parameter(planner, name) == {"smoother.refinement_num": 2,
+                                        "smoother.max_iterations": 1000}[name]
+
+
 def test_every_change_that_would_inflate_the_map_too_far_is_refused(planner) -> None:
     # A radius counts where the cost model measures it: inflation_radius under `inflation`.
     planner.publish_map(OccupancyMap(40, 30, 0.05, np.zeros(1200)))
