@@ -193,6 +193,11 @@ class ManagedNode(LifecycleNode):
             "activates it"
         )
 
+    @property
+    def last_failure(self) -> str:
+        """Why the last transition that failed did (empty until one fails)."""
+        return self._failure
+
     def start(self) -> None:
         """Configure and activate now when `autostart_node` is set (subclasses call this last
         in their constructor); a refused transition raises ValueError with the reason."""

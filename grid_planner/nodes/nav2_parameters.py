@@ -205,7 +205,8 @@ _TYPE_WORDS = {Parameter.Type.BOOL: "true or false", Parameter.Type.INTEGER: "an
 
 
 def configure_planners(
-    node: Node, rules: Mapping[str, Rule], defaulted: dict[str, object]
+    node: Node, rules: Mapping[str, Rule], defaulted: dict[str, object],
+    stand_ins: dict[str, str],
 ) -> PlannerTable:
     """Read `planner_plugins` and each id's block; declare the block keys that apply.
 
@@ -214,12 +215,21 @@ def configure_planners(
     declared with a plugin's default: one still at that value follows the plugin named now
     (its default, or gone where it has none), so a runtime `<id>.plugin` change applies fully
     at the next configure; a key the file gives or someone set keeps its value.
+    A refused value from the parameters file is replaced by the flat parameter's value as a
+    stand-in, so the key exists and a valid value can be set before configure is tried again;
+    `stand_ins` (kept by the node, emptied of a key when it is set) holds the reason, and every
+    configure refuses while the stand-in is there.
     """
     overrides = parameter_overrides(node)
     planners = []
     for planner_id in node.get_parameter("planner_plugins").value:
         plugin_key = f"{planner_id}.plugin"
         if not node.has_parameter(plugin_key):
+            if plugin_key in overrides:  # refused here: the declaration would raise rclpy's own
+                given_plugin = overrides[plugin_key].value
+                reason = plugin_name(given_plugin)
+                if reason is not None:
+                    raise ValueError(f"parameter {plugin_key}={given_plugin!r} {reason}")
             node.declare_parameter(plugin_key, OUR_PLUGIN, ParameterDescriptor(
                 description="plugin type: chooses the defaults of the keys the block leaves out"
             ))
@@ -244,18 +254,29 @@ def configure_planners(
                 node.get_logger().debug(f"{name} accepted: no {entry.flat} parameter here")
                 continue
             rule = rules.get(entry.flat)
+            descriptor = ParameterDescriptor(
+                description=f"sets {entry.flat} for this planner's goals"
+            )
             if not node.has_parameter(name):
                 value = _as_flat_type(
                     node, overrides[name].value if given else kind.defaults[key], entry.flat
                 )
                 # Checked before the declaration, whose own check would raise rclpy's
                 # exception instead of this reason.
-                _refuse_bad_value(node, name, entry, rule, value)
-                node.declare_parameter(name, value, ParameterDescriptor(
-                    description=f"sets {entry.flat} for this planner's goals"
-                ), ignore_override=True)
+                try:
+                    _refuse_bad_value(node, name, entry, rule, value)
+                except ValueError as error:
+                    if not given:
+                        raise
+                    node.declare_parameter(name, node.get_parameter(entry.flat).value,
+                                           descriptor, ignore_override=True)
+                    stand_ins[name] = f"{error} (from the parameters file)"
+                    raise _still_refused(name, stand_ins) from None
+                node.declare_parameter(name, value, descriptor, ignore_override=True)
                 if not given:
                     defaulted[name] = value
+            elif name in stand_ins:
+                raise _still_refused(name, stand_ins)
             else:  # declared by an earlier configure, maybe set since
                 _refuse_bad_value(node, name, entry, rule, node.get_parameter(name).value)
             keys.append(key)
@@ -274,6 +295,12 @@ def configure_planners(
 
 
 _NONE = object()  # a plugin without a default for a key
+
+
+def _still_refused(name: str, stand_ins: dict[str, str]) -> ValueError:
+    """The refusal of a configure while `name` holds a stand-in for a refused file value."""
+    return ValueError(f"{stand_ins[name]}; set a valid {name} (ros2 param set) and configure "
+                      "again, or fix the file and restart")
 
 
 def _follow_plugin(node: Node, name: str, default: object, defaulted: dict[str, object]) -> None:

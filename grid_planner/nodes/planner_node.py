@@ -106,6 +106,9 @@ class PlannerNode(ManagedNode):
         )
         self._warned_keys: set[str] = set()
         self._block_defaults: dict[str, object] = {}  # block keys at a plugin's default
+        # Block keys holding a stand-in for a refused file value, until they are set.
+        self._block_stand_ins: dict[str, str] = {}
+        self.add_post_set_parameters_callback(self._forget_stand_ins)
         self._warm_seconds = 0.0
         # Executor threads the callbacks may hold: the service requests, the state group,
         # rclpy's parameter services, the lifecycle services and Nav2's actions.
@@ -113,13 +116,19 @@ class PlannerNode(ManagedNode):
         self._wire = probe()
         self.start()
 
+    def _forget_stand_ins(self, parameters: list) -> None:
+        """A block key set at runtime holds someone's value now, not a stand-in."""
+        for parameter in parameters:
+            self._block_stand_ins.pop(parameter.name, None)
+
     # --- lifecycle ----------------------------------------------------------------------------
 
     def configure_resources(self) -> None:
         """Warm the kernels, read the planner blocks, make every subscription, publisher,
         service and action (they refuse requests until activation)."""
         self._warm_seconds = warm_with_notice(warm_up, self.get_logger(), "search kernels")
-        self._planners = configure_planners(self, self._rules, self._block_defaults)
+        self._planners = configure_planners(self, self._rules, self._block_defaults,
+                                            self._block_stand_ins)
         warn_unknown_keys(self, self._planners, self._warned_keys)
         self._poses.open()
         state = self._state_group

@@ -381,6 +381,29 @@ def test_an_empty_plugin_name_is_refused(unconfigured_planner) -> None:
     assert node.get_parameter("GridBased.plugin").value == NAVFN
     from_file = unconfigured_planner(GridBased__plugin="")
     assert from_file.trigger_configure() == FAILURE
+    # It was rclpy's exception, repr'd over two lines.
+    assert from_file.last_failure == (
+        f"parameter GridBased.plugin='' must name a plugin type, e.g. {OURS}")
+
+
+def test_a_refused_file_value_can_be_set_right_and_configure_tried_again(
+    unconfigured_planner,
+) -> None:
+    # The refused key stayed undeclared: `ros2 param set` could not fix it, and every configure
+    # read the file's value again, so only a restart helped.
+    from grid_planner.nodes.lifecycle import FAILURE, SUCCESS
+
+    node = unconfigured_planner(GridBased__plugin=SMAC_2D, GridBased__tolerance=-1.0)
+    refusal = ("parameter GridBased.tolerance=-1.0 must be a finite number >= 0.0 (from the "
+               "parameters file); set a valid GridBased.tolerance (ros2 param set) and configure "
+               "again, or fix the file and restart")
+    for _attempt in range(2):
+        assert node.trigger_configure() == FAILURE
+        assert node.last_failure == refusal
+    assert set_value(node, "GridBased.tolerance", -2.0)[0] is False
+    assert set_value(node, "GridBased.tolerance", 0.3) == (True, "")
+    assert node.trigger_configure() == SUCCESS
+    assert node.parameter_lookup("GridBased")("goal_tolerance") == 0.3
 
 
 def test_smoother_is_no_planner_id(unconfigured_planner) -> None:
