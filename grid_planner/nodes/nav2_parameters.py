@@ -33,7 +33,13 @@ from grid_planner.nodes.nav2_plugins import (
     QUIET_SERVER_KEYS,
     BlockKey,
 )
-from grid_planner.nodes.parameters import Rule, at_least, in_range, non_empty
+from grid_planner.nodes.parameters import (
+    Rule,
+    at_least,
+    in_range,
+    non_empty,
+    parameter_overrides,
+)
 
 DEFAULT_PLANNER_IDS = ["GridBased"]
 
@@ -129,15 +135,6 @@ class PlannerTable:
             entry = BLOCK_KEYS[key]
             found[entry.flat] = entry.convert(self._node.get_parameter(f"{planner.id}.{key}").value)
         return found
-
-
-def parameter_overrides(node: Node) -> dict[str, Parameter]:
-    """The values the node's parameter files and `-p` arguments give it, declared or not.
-
-    rclpy keeps them in `Node._parameter_overrides` (the same since Foxy) and offers no public
-    accessor; they are what the unknown-key check and the block declarations read.
-    """
-    return dict(getattr(node, "_parameter_overrides", {}))
 
 
 def block_rule(rules: Mapping[str, Rule]) -> Callable[[list[Parameter]], SetParametersResult]:

@@ -66,6 +66,27 @@ def frame_name(value: object) -> str | None:
     return None
 
 
+def parameter_overrides(node: Node) -> dict[str, Parameter]:
+    """The values the node's parameter files and `-p` arguments give it, declared or not.
+
+    rclpy keeps them in `Node._parameter_overrides` (the same since Foxy) and offers no public
+    accessor; they are what the unknown-key check and the declarations read.
+    """
+    return dict(getattr(node, "_parameter_overrides", {}))
+
+
+def _declare(node: Node, name: str, default: object, descriptor: ParameterDescriptor) -> None:
+    """Declare `name`; a file or `-p` value that YAML reads as null (`[]`, a blank), which has
+    no type for rclpy ("not initialized" on the first read), is refused with the reason."""
+    given = parameter_overrides(node).get(name)
+    if given is not None and given.type_ == Parameter.Type.NOT_SET:
+        raise ValueError(
+            f"parameter {name} was given no value: YAML reads an empty list or a blank value as "
+            f"null, which has no type (the default is {default!r})"
+        )
+    node.declare_parameter(name, default, descriptor)
+
+
 def declare_validated(
     node: Node,
     parameters: Mapping[str, tuple[object, str, Rule | None]],
@@ -78,10 +99,8 @@ def declare_validated(
     """
     rules = {name: rule for name, (_, _, rule) in parameters.items() if rule is not None}
     for name, (default, description, _) in parameters.items():
-        node.declare_parameter(
-            name, default,
-            ParameterDescriptor(description=description, read_only=name in read_only),
-        )
+        _declare(node, name, default,
+                 ParameterDescriptor(description=description, read_only=name in read_only))
         reason = rules.get(name, lambda _v: None)(node.get_parameter(name).value)
         if reason is not None:
             raise ValueError(f"parameter {name}={node.get_parameter(name).value!r} {reason}")

@@ -409,3 +409,24 @@ def test_a_parameter_of_the_wrong_type_stops_start_up_with_one_line(
     assert proc.stop() == 1
     name = setting.split(":=")[0]
     assert proc.output().strip().splitlines() == [f"{executable}: {message}: {name}"]
+
+
+@pytest.mark.parametrize(
+    ("executable", "setting", "default"),
+    [("puzzle_node", "prepare_tables:=[]", "['table', 'pdb']"),
+     ("planner_node", "global_frame:= ", "'map'")],
+)
+def test_a_null_parameter_value_stops_start_up_with_the_reason(
+    tmp_path, executable: str, setting: str, default: str
+) -> None:
+    # It was rclpy's "The parameter 'prepare_tables' is not initialized: prepare_tables".
+    from ros_harness import NodeProcess
+
+    proc = NodeProcess(executable, ["--ros-args", "-p", setting], tmp_path)
+    proc.process.wait(60)
+    assert proc.stop() == 1
+    name = setting.split(":=")[0]
+    assert proc.output().strip().splitlines() == [
+        f"{executable}: parameter {name} was given no value: YAML reads an empty list or a "
+        f"blank value as null, which has no type (the default is {default})"
+    ]
