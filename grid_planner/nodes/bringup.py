@@ -36,7 +36,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         help="--no-use-map-publisher when map_server or slam_toolbox already publishes map",
     )
     parser.add_argument("--namespace", default="", help="namespace of all three nodes")
-    parser.add_argument("--use-sim-time", action="store_true", help="use the /clock topic")
+    parser.add_argument("--use-sim-time", action="store_true",
+                        help="use the /clock topic (without it, use_sim_time from a parameters "
+                        "file or -p applies)")
     parser.add_argument(
         "--threads", type=int, default=0,
         help="executor threads shared by the nodes, at least (default 0: as many as the "
@@ -66,14 +68,18 @@ def node_factories(options: argparse.Namespace) -> list[Callable[[], Node]]:
     from grid_planner.nodes.planner_node import PlannerNode
     from grid_planner.nodes.puzzle_node import PuzzleNode
 
-    sim_time = Parameter("use_sim_time", Parameter.Type.BOOL, options.use_sim_time)
+    # The flag sets use_sim_time; without it a parameters file or `-p` may (an override here
+    # would outrank both).
+    sim_time = ([Parameter("use_sim_time", Parameter.Type.BOOL, True)]
+                if options.use_sim_time else [])
     common = {"namespace": options.namespace}
     factories: list[Callable[[], Node]] = []
     if options.use_map_publisher:
         map_yaml = Parameter("yaml_filename", Parameter.Type.STRING, str(options.map.resolve()))
-        factories.append(lambda: MapPublisher(parameter_overrides=[map_yaml, sim_time], **common))
-    factories.append(lambda: PlannerNode(parameter_overrides=[sim_time], **common))
-    factories.append(lambda: PuzzleNode(parameter_overrides=[sim_time], **common))
+        factories.append(lambda: MapPublisher(parameter_overrides=[map_yaml, *sim_time],
+                                              **common))
+    factories.append(lambda: PlannerNode(parameter_overrides=sim_time, **common))
+    factories.append(lambda: PuzzleNode(parameter_overrides=sim_time, **common))
     return factories
 
 

@@ -307,6 +307,20 @@ def test_bringup_flags_set_namespace_sim_time_and_map_publisher(tmp_path: Path) 
         assert "map_publisher" not in node.get_node_names()
 
 
+def test_bringup_takes_use_sim_time_from_a_parameters_file(tmp_path: Path) -> None:
+    # Without --use-sim-time, bringup overrode it with false whatever the file (or -p) said.
+    from rcl_interfaces.srv import GetParameters
+
+    params = tmp_path / "params.yaml"
+    params.write_text("/**:\n  ros__parameters:\n    use_sim_time: true\n")
+    args = ["--namespace", "simt", "--params-file", str(params)]
+    with running("bringup", args, tmp_path, "ready: bringup runs 3 nodes"), ros_client() as client:
+        for node_name in ("grid_planner", "puzzle_solver", "map_publisher"):
+            getter = client.node.create_client(GetParameters, f"/simt/{node_name}/get_parameters")
+            answer = client.call(getter, GetParameters.Request(names=["use_sim_time"]))
+            assert answer.values[0].bool_value is True, node_name
+
+
 @pytest.mark.parametrize(
     ("namespace", "reason"),
     [("robot 1", "must not contain characters other than alphanumerics, '_', or '/'"),
