@@ -212,8 +212,8 @@ def configure_planners(
     declared with a plugin's default: one still at that value follows the plugin named now
     (its default, or gone where it has none), so a runtime `<id>.plugin` change applies fully
     at the next configure; a key the file gives or someone set keeps its value.
-    A refused value from the parameters file is replaced by the flat parameter's value as a
-    stand-in, so the key exists and a valid value can be set before configure is tried again;
+    A refused value from the parameters file is replaced by a stand-in (`_stand_in`), so the
+    key exists and a valid value can be set before configure is tried again;
     `stand_ins` (kept by the node, emptied of a key when it is set) holds the reason, and every
     configure refuses while the stand-in is there.
     """
@@ -263,10 +263,10 @@ def configure_planners(
                 try:
                     _refuse_bad_value(node, name, entry, rule, value)
                 except ValueError as error:
-                    if not given:
+                    hold = _stand_in(node, entry, kind.defaults.get(key, _NONE))
+                    if not given or hold is _NONE:
                         raise
-                    node.declare_parameter(name, node.get_parameter(entry.flat).value,
-                                           descriptor, ignore_override=True)
+                    node.declare_parameter(name, hold, descriptor, ignore_override=True)
                     stand_ins[name] = f"{error} (from the parameters file)"
                     raise _still_refused(name, stand_ins) from None
                 node.declare_parameter(name, value, descriptor, ignore_override=True)
@@ -292,6 +292,14 @@ def configure_planners(
 
 
 _NONE = object()  # a plugin without a default for a key
+
+
+def _stand_in(node: Node, entry: BlockKey, default: object) -> object:
+    """A valid value of the key's own type to hold its place: the plugin's default, else the
+    flat parameter's value where the key takes it unconverted; _NONE where there is none."""
+    if default is not _NONE:
+        return _as_flat_type(node, default, entry.flat)
+    return node.get_parameter(entry.flat).value if entry.kind is None else _NONE
 
 
 def _still_refused(name: str, stand_ins: dict[str, str]) -> ValueError:
