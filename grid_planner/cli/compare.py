@@ -132,12 +132,17 @@ def _compare_grid(args: argparse.Namespace, map_file: str) -> int:
     warm_kernels(warm_up)  # compiled or loaded first, so no run pays for it
 
     rows = []
+    moved: dict[tuple[int, int], list[str]] = {}  # goal cells the tolerance moved to: who went
+    requested = None
     for algorithm in algorithms:
         try:
             found = run_grid_plan(
                 grid, args, algorithm, start, goal, budget_from(args.timeout, args.max_nodes)
             )
             rows.append({**found.report().to_dict(), "search_cost": float(found.result.cost)})
+            if found.goal_adjusted:
+                requested = found.requested_goal_cell
+                moved.setdefault(found.goal_cell, []).append(algorithm)
         except PlannerError as error:
             if error.result is None:
                 # No search ran (start or goal outside, occupied, unreachable): the answer is
@@ -159,7 +164,19 @@ def _compare_grid(args: argparse.Namespace, map_file: str) -> int:
         f"{'cell' if args.cells else 'point'} {_pair(start)} to {_pair(goal)}"
     )
     optimum = _grid_optimum(grid, args.connectivity)
-    return _finish_compare(args, rows, title, optimum, "m", _smoothing_notes(args.smoothing))
+    notes = _moved_goal_notes(grid, requested, moved) + _smoothing_notes(args.smoothing)
+    return _finish_compare(args, rows, title, optimum, "m", notes)
+
+
+def _moved_goal_notes(grid: PlanningGrid, requested: tuple[int, int] | None,
+                      moved: dict[tuple[int, int], list[str]]) -> list[str]:
+    """Where the tolerance moved the goal, and for which algorithms (`plan` says so too)."""
+    if requested is None:
+        return []
+    why = "is blocked" if grid.is_blocked(*requested) else "cannot be reached"
+    cells = "; ".join(f"cell {_pair(cell)} ({', '.join(names)})" for cell, names in moved.items())
+    return [f"note: the goal cell {_pair(requested)} {why}; within --tolerance the searches "
+            f"went to {cells}"]
 
 
 def _smoothing_notes(smoothing: str) -> list[str]:

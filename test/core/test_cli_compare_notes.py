@@ -105,6 +105,18 @@ def test_four_connected_without_costs_keeps_the_shortest_steps_note(capsys):
     assert _notes(out) == ["shortest: 16 steps (all 2 optimal runs agree)"]
 
 
+def test_a_goal_moved_by_the_tolerance_is_said_with_the_cell_reached(capsys):
+    # The header named the blocked goal and nothing said the searches ended elsewhere.
+    code, out, _ = run(capsys, "compare", TUTORIAL_MAP, "--cells", "--start", "0", "0",
+                       "--goal", "7", "7", "--tolerance", "1", "--algorithms", "astar,bfs")
+    assert code == 0
+    assert _notes(out) == [
+        "shortest: 13 steps (all 2 optimal runs agree)",
+        "note: the goal cell (7, 7) is blocked; within --tolerance the searches went to cell "
+        "(6, 7) (astar, bfs)",
+    ]
+
+
 def test_smoothed_metres_are_said_to_be_after_the_search(capsys):
     code, out, _ = run(capsys, "compare", TUTORIAL_MAP, *CELLS_START_GOAL,
                        "--algorithms", "astar", "--smoothing", "shortcut")
