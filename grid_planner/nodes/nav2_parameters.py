@@ -19,6 +19,7 @@ parameter the node does not declare is accepted quietly and skipped (DEBUG).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -33,6 +34,7 @@ from grid_planner.nodes.nav2_plugins import (
     QUIET_SERVER_KEYS,
     BlockKey,
 )
+from grid_planner.nodes.param_files import wildcard_only_keys
 from grid_planner.nodes.parameters import (
     Rule,
     at_least,
@@ -322,8 +324,10 @@ def _follow_plugin(node: Node, name: str, default: object, defaulted: dict[str, 
 
 
 def warn_unknown_keys(node: Node, table: PlannerTable, warned: set[str]) -> None:
-    """One WARN naming the parameter-file keys nobody knows (each named once per process)."""
-    unknown = [key for key in unknown_keys(node, table) if key not in warned]
+    """One WARN naming the parameter-file keys nobody knows (each named once per process);
+    keys that only wildcard blocks give are meant for other nodes too and are left out."""
+    shared = wildcard_only_keys(sys.argv)
+    unknown = [key for key in unknown_keys(node, table) if key not in warned | shared]
     if unknown:
         warned.update(unknown)
         node.get_logger().warning(

@@ -26,8 +26,12 @@ from ros_harness import ros_client, running
 from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.nodes.conversions import map_to_msg
 
-# nav2_bringup jazzy's planner_server block, verbatim, and one key nobody knows.
+# nav2_bringup jazzy's planner_server block, verbatim, and one key nobody knows; before it a
+# wildcard block with a key for another node, which the unknown-key WARN named too.
 JAZZY_BLOCK = """\
+/**:
+  ros__parameters:
+    default_timeout: 5.0
 planner_server:
   ros__parameters:
     expected_planner_frequency: 20.0
