@@ -115,7 +115,7 @@ def test_a_nav2_costmap_raw_topic_is_followed_by_its_type(tmp_path) -> None:
      ("replan_period", 1e10, "must be 0 (off) or a finite number in [0.05, 86400]"),
      ("replan_period", 1e-9, "must be 0 (off) or a finite number in [0.05, 86400]"),
      ("smoother.w_smooth", -0.3, "must be a finite number >= 0"),
-     ("smoother.refinement_num", -1, "must be a finite number >= 0"),
+     ("smoother.refinement_num", -1, "must be a finite number in [0, 200]"),
      ("inflation_radius", -0.1, "must be a finite number in")],
 )
 def test_bad_cost_aware_values_are_refused_with_the_reason(planner, name, value, reason) -> None:
