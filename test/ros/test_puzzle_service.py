@@ -21,17 +21,20 @@ GOAL_8 = (1, 2, 3, 4, 5, 6, 7, 8, 0)
 # Korf's instance 1 (57 moves) mapped to the goal 1..15, 0 as shared/puzzles/README.md says.
 HARD_15 = [13, 6, 8, 12, 15, 14, 0, 10, 11, 7, 4, 5, 9, 1, 3, 2]
 Response = SolvePuzzle.Response
+NS = "/psvc"
 
 
 @pytest.fixture(scope="module")
 def puzzle_service(tmp_path_factory):
     """A running puzzle_node (small node budget, a queue no test here fills) and a client."""
     log_dir = tmp_path_factory.mktemp("puzzle_node")
-    args = ["--ros-args", "-p", "max_nodes:=200000", "-p", "default_timeout:=20.0",
-            "-p", "max_queued_solves:=300"]
+    # A namespace of its own: a root-namespace puzzle_solver of another test that was still
+    # shutting down once answered this module's solve_puzzle ("search cancelled after 0.009 s").
+    args = ["--ros-args", "-r", f"__ns:={NS}", "-p", "max_nodes:=200000",
+            "-p", "default_timeout:=20.0", "-p", "max_queued_solves:=300"]
     with running("puzzle_node", args, log_dir) as proc, ros_client("puzzle_test") as client:
         deep = QoSProfile(depth=1000)
-        service = client.node.create_client(SolvePuzzle, "solve_puzzle", qos_profile=deep)
+        service = client.node.create_client(SolvePuzzle, f"{NS}/solve_puzzle", qos_profile=deep)
         yield client, service, proc
 
 
@@ -193,8 +196,8 @@ def test_request_storm_leaves_the_node_serving(puzzle_service) -> None:
 
 def test_bad_parameter_is_refused_with_a_reason_and_the_old_value_stays(puzzle_service) -> None:
     client, _, _ = puzzle_service
-    setter = client.node.create_client(SetParameters, "/puzzle_solver/set_parameters")
-    getter = client.node.create_client(GetParameters, "/puzzle_solver/get_parameters")
+    setter = client.node.create_client(SetParameters, f"{NS}/puzzle_solver/set_parameters")
+    getter = client.node.create_client(GetParameters, f"{NS}/puzzle_solver/get_parameters")
     value = ParameterValue(type=ParameterType.PARAMETER_STRING, string_value="sorcery")
     request = SetParameters.Request(
         parameters=[ParameterMsg(name="default_algorithm", value=value)]
