@@ -21,18 +21,28 @@ from ros_domains import SESSION_DOMAINS, claim_domain
 from shared_data import SERVICE_PROFILE
 
 ROS_TESTS = Path(__file__).resolve().parent / "ros"
+# Set when this session (not the user) chose ROS_DOMAIN_ID: its xdist workers then choose
+# domains of their own.
+SESSION_DOMAIN_MARK = "GRID_PLANNER_SESSION_DOMAIN"
 # tools/draw_maps.py draws the shipped maps and tools/compile_kernels.py keeps numba's cache
 # current; the tests import them to check them.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 
 
 def _isolate_ros_session() -> None:
-    """Give this pytest session its own ROS_DOMAIN_ID so parallel runs never see each other.
+    """Give this pytest session its own ROS_DOMAIN_ID so parallel runs never see each other,
+    and each xdist worker one of its own: workers that shared the session's domain saw each
+    other's root-namespace nodes (a bringup of one worker, shutting down, answered the other's
+    solve_puzzle). A domain set before the session is kept, for every worker.
 
     Set before any test imports rclpy; node subprocesses inherit it.
     """
-    if "ROS_DOMAIN_ID" not in os.environ:
+    claimed_by_session = os.environ.get(SESSION_DOMAIN_MARK) == "1"
+    if "ROS_DOMAIN_ID" not in os.environ or (
+        claimed_by_session and "PYTEST_XDIST_WORKER" in os.environ
+    ):
         os.environ["ROS_DOMAIN_ID"] = str(claim_domain(SESSION_DOMAINS))
+        os.environ[SESSION_DOMAIN_MARK] = "1"
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
     # Replies wait up to 2 s for a new client's reply reader instead of Fast DDS's 100 ms (see
     # the profile): on a busy machine a reply is otherwise lost now and then.
