@@ -259,6 +259,10 @@ def test_a_stop_answers_the_running_goal_and_the_waiting_requests(tmp_path, stop
                                                 qos_profile=SERVICE_QOS)
             assert action.wait_for_server(timeout_sec=30.0)
             client.call(service, SolvePuzzle.Request(board=EASY_8))  # matched both ways
+            # The action's result service too: a result sent before its reply writer had
+            # matched the client's reader was dropped by the stopping node (once, under load,
+            # with the signal 0.45 s after ready).
+            assert Goal(action, board=EASY_8).wait().success
             running_goal = long_goal(action)
             wait_until(lambda: running_goal.feedback, what="the long goal to run")
             waiting = service.call_async(SolvePuzzle.Request(
