@@ -382,6 +382,16 @@ def test_plan_limits_fail_with_the_limit_named(planner, name, value, code, messa
     assert_good_plan_answered(planner)
 
 
+def refused_start_up(tmp_path, executable: str, setting: str) -> list[str]:
+    """The output lines of `executable` started with `-p setting`, which must exit with 1."""
+    from ros_harness import NodeProcess
+
+    proc = NodeProcess(executable, ["--ros-args", "-p", setting], tmp_path)
+    proc.process.wait(60)
+    assert proc.stop() == 1
+    return proc.output().strip().splitlines()
+
+
 @pytest.mark.parametrize(
     ("executable", "setting", "message"),
     [
@@ -402,13 +412,8 @@ def test_plan_limits_fail_with_the_limit_named(planner, name, value, code, messa
 def test_a_parameter_of_the_wrong_type_stops_start_up_with_one_line(
     tmp_path, executable: str, setting: str, message: str
 ) -> None:
-    from ros_harness import NodeProcess
-
-    proc = NodeProcess(executable, ["--ros-args", "-p", setting], tmp_path)
-    proc.process.wait(60)
-    assert proc.stop() == 1
     name = setting.split(":=")[0]
-    assert proc.output().strip().splitlines() == [f"{executable}: {message}: {name}"]
+    assert refused_start_up(tmp_path, executable, setting) == [f"{executable}: {message}: {name}"]
 
 
 @pytest.mark.parametrize(
@@ -420,13 +425,8 @@ def test_a_null_parameter_value_stops_start_up_with_the_reason(
     tmp_path, executable: str, setting: str, default: str
 ) -> None:
     # It was rclpy's "The parameter 'prepare_tables' is not initialized: prepare_tables".
-    from ros_harness import NodeProcess
-
-    proc = NodeProcess(executable, ["--ros-args", "-p", setting], tmp_path)
-    proc.process.wait(60)
-    assert proc.stop() == 1
     name = setting.split(":=")[0]
-    assert proc.output().strip().splitlines() == [
+    assert refused_start_up(tmp_path, executable, setting) == [
         f"{executable}: parameter {name} was given no value: YAML reads an empty list or a "
         f"blank value as null, which has no type (the default is {default})"
     ]
