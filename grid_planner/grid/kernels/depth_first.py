@@ -125,10 +125,7 @@ def dfs_kernel(
         expanded += 1
         done += 1
         floor = entry_floor(keys[cell], free_key)
-        straight_bits = 0
-        for k in range(4):
-            if enterable(keys, floor, cell + offsets[k]):
-                straight_bits |= 1 << k
+        straight_bits = _straight_steps(keys, floor, offsets, cell)
         if at_limit:
             looked, pruned = _cut_below(
                 keys, floor, offsets, straight_bits, neighbours, cell, depth, stamp, g, base
@@ -138,11 +135,7 @@ def dfs_kernel(
         # Pushed in reverse order so that east is popped (explored) first.
         for k in range(neighbours - 1, -1, -1):
             nxt = cell + offsets[k]
-            if k < 4:
-                if not straight_bits & (1 << k):
-                    continue
-            elif not (diagonal_allowed(k, straight_bits)
-                      and enterable(keys, floor, nxt)):
+            if not _step_allowed(keys, floor, straight_bits, k, nxt):
                 continue
             generated += 1
             if stamp[nxt] >= base and (not limited or depth + 1 >= g[nxt]):
@@ -159,16 +152,33 @@ def dfs_kernel(
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _straight_steps(keys, floor, offsets, cell):
+    """The bit set of the straight steps (bit k: direction k) the move rule allows from
+    `cell`, whose entry floor is `floor`."""
+    bits = 0
+    for k in range(4):
+        if enterable(keys, floor, cell + offsets[k]):
+            bits |= 1 << k
+    return bits
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _step_allowed(keys, floor, straight_bits, k, nxt):
+    """Whether the step in direction `k` to `nxt` is allowed: a straight one by
+    `straight_bits`, a diagonal one when both its sides are and it may enter `nxt`."""
+    if k < 4:
+        return straight_bits & (1 << k) != 0
+    return diagonal_allowed(k, straight_bits) and enterable(keys, floor, nxt)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _cut_below(keys, floor, offsets, straight_bits, neighbours, cell, depth, stamp, g, base):
     """(neighbours looked at, 1 if the limit hides one of them): a successor of `cell` (at
     the limit, `depth`) not seen at depth `depth + 1` or less, in successor order."""
     looked = 0
     for k in range(neighbours):
         nxt = cell + offsets[k]
-        if k < 4:
-            if not straight_bits & (1 << k):
-                continue
-        elif not (diagonal_allowed(k, straight_bits) and enterable(keys, floor, nxt)):
+        if not _step_allowed(keys, floor, straight_bits, k, nxt):
             continue
         looked += 1
         if stamp[nxt] < base or g[nxt] > depth + 1:
@@ -191,14 +201,9 @@ def undrawn_on_path(keys, row, eight, stamp, start, goal):
         k = stamp[np.uint64(cell)] & DIRECTION_MASK
         parent = cell - offsets[k]
         floor = entry_floor(keys[parent], free_key)
-        straight_bits = 0
-        for j in range(4):
-            if enterable(keys, floor, parent + offsets[j]):
-                straight_bits |= 1 << j
+        straight_bits = _straight_steps(keys, floor, offsets, parent)
         for j in range(k + 1, neighbours):
-            if j < 4:
-                undrawn += (straight_bits >> j) & 1
-            elif diagonal_allowed(j, straight_bits) and enterable(keys, floor, parent + offsets[j]):
+            if _step_allowed(keys, floor, straight_bits, j, parent + offsets[j]):
                 undrawn += 1
         cell = parent
     return undrawn
