@@ -223,19 +223,18 @@ def configure_planners(
     planners = []
     for planner_id in node.get_parameter("planner_plugins").value:
         plugin_key = f"{planner_id}.plugin"
-        if not node.has_parameter(plugin_key):
-            if plugin_key in overrides:  # refused here: the declaration would raise rclpy's own
-                given_plugin = overrides[plugin_key].value
-                reason = plugin_name(given_plugin)
-                if reason is not None:
-                    raise ValueError(f"parameter {plugin_key}={given_plugin!r} {reason}")
-            node.declare_parameter(plugin_key, OUR_PLUGIN, ParameterDescriptor(
-                description="plugin type: chooses the defaults of the keys the block leaves out"
-            ))
-        plugin = node.get_parameter(plugin_key).value
+        declared = node.has_parameter(plugin_key)
+        if declared:
+            plugin = node.get_parameter(plugin_key).value
+        else:  # checked before the declaration, whose own check would raise rclpy's exception
+            plugin = overrides[plugin_key].value if plugin_key in overrides else OUR_PLUGIN
         reason = plugin_name(plugin)
         if reason is not None:
             raise ValueError(f"parameter {plugin_key}={plugin!r} {reason}")
+        if not declared:
+            node.declare_parameter(plugin_key, OUR_PLUGIN, ParameterDescriptor(
+                description="plugin type: chooses the defaults of the keys the block leaves out"
+            ))
         if plugin not in PLUGINS:
             node.get_logger().warning(
                 f"{plugin_key} '{plugin}' is not a planner known here: planner {planner_id} "
