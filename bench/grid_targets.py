@@ -131,11 +131,16 @@ def _quality_rows(quality: dict) -> list[dict]:
     if "maps" not in quality:
         return [_verdict("path quality", "see the path quality section", None,
                          quality.get("error") or quality.get("note", "not measured"))]
-    return [
-        _verdict(f"path quality, {m['name']}, {v['setting']}", v["goal"], v["holds"],
-                 v["measured"])
-        for m in quality["maps"] for v in m["verdicts"]
-    ]
+    found = []
+    for entry in quality["maps"]:
+        found += [_verdict(f"path quality, {entry['name']}, {v['setting']}", v["goal"],
+                           v["holds"], v["measured"]) for v in entry["verdicts"]]
+        if "drawn" in entry:
+            drawn = entry["drawn"]
+            found += [_verdict(f"path quality, {entry['name']}, {drawn['count']} drawn queries, "
+                               f"{v['setting']}", f"{v['goal']} (the median query)",
+                               v["holds"], v["measured"]) for v in drawn["verdicts"]]
+    return found
 
 
 def targets(grid: dict, quality: dict) -> list[dict]:
@@ -168,8 +173,12 @@ def quality_section(quality: dict) -> list[str]:
     header = ["setting", "length m", "min clearance m", "mean clearance m",
               "heading change deg", "poses", "plan ms"]
     for entry in quality["maps"]:
+        least = entry.get("fewest_turns_deg")
+        turning = ("" if least is None else f" No 8-connected path between them turns less "
+                   f"than {least:.0f} deg in total (`bench/fewest_turns.py`).")
         out += [f"### {entry['title']}", "",
-                f"Start cell {tuple(entry['start'])}, goal cell {tuple(entry['goal'])}.", ""]
+                f"Start cell {tuple(entry['start'])}, goal cell {tuple(entry['goal'])}.{turning}",
+                ""]
         out.append("| " + " | ".join(header) + " |")
         out.append("|" + "---|" * len(header))
         for row in entry["rows"]:
@@ -178,4 +187,11 @@ def quality_section(quality: dict) -> list[str]:
                      f"{row['poses']:,}", f"{row['plan_s'] * 1e3:,.1f}"]
             out.append("| " + " | ".join(cells) + " |")
         out.append("")
+        if "drawn" in entry:
+            drawn = entry["drawn"]
+            out += [f"The same settings between {drawn['count']} pairs of cells drawn at random "
+                    f"(seed {drawn['seed']}, at least {drawn['min_apart_m']} m apart) are judged "
+                    "on the median query; the targets table gives each goal's spread and how "
+                    "many queries meet it (a heading share is inf where the 4-connected path "
+                    "runs straight and the judged one turns).", ""]
     return out
