@@ -85,7 +85,7 @@ $(VENV)/.stamp-bench-peers: $(VENV)/.stamp-package bench/requirements.txt bench/
 		"the benchmarks skip the missing ones with a note" >&2; fi
 
 bench: setup $(VENV)/.stamp-bench-peers
-	$(BIN)/python bench/run_all.py
+	GRID_PLANNER_SHARED=$(abspath $(SHARED)) $(BIN)/python bench/run_all.py
 
 colcon: setup
 	$(BIN)/python -m pytest test/ros/test_colcon_build.py

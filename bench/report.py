@@ -362,6 +362,8 @@ def markdown(results: dict) -> str:
         "their time limit) or, from the repository root, "
         "`.venv/bin/python bench/run_all.py [--quick] [--korf-budget S] [--korf-total S]`; "
         "`PYTHONPATH=.` in front measures the working tree instead of the installed package. "
+        "The maps and puzzle sets come from the shared data folder: `../shared` beside the "
+        "checkout, or `GRID_PLANNER_SHARED` (`make bench SHARED=DIR`). "
         "`--quick` runs a small subset in well under a minute (its report goes to "
         "`bench/results/quick.md`). The peers (scipy, pyastar2d, networkx, "
         "python-pathfinding, slidingpuzzle) are pinned in `bench/requirements*.txt`; "

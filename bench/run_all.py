@@ -4,8 +4,8 @@
 `bench/results/latest.json` and `docs/benchmarks.md`; `--quick` (a small subset, for checking
 the scripts in well under a minute) writes `bench/results/quick.json` and
 `bench/results/quick.md` instead, and skips the over-ROS measurement. The exit status is 1
-when planners disagree on a path length, 0 otherwise: targets are reported, not enforced
-(benchmarks are not tests).
+when planners disagree on a path length, 2 when the shared data folder (maps, puzzle sets) is
+missing, 0 otherwise: targets are reported, not enforced (benchmarks are not tests).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import report
 from grid_planners import PLANNERS
 from measure import REPO_ROOT, RESULTS_DIR, machine_info, run_json
 from puzzle_planners import eight_puzzle_solvers
+from scenarios import shared_dir
 
 BENCH_DIR = REPO_ROOT / "bench"
 ROS_TIMEOUT_S = 300.0
@@ -49,6 +50,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     puzzle_bench.add_arguments(parser)
     args = parser.parse_args(argv)
+    shared = shared_dir()
+    if not (shared / "maps").is_dir() or not (shared / "puzzles").is_dir():
+        _log(f"bench: no maps/ and puzzles/ in the shared data folder {shared}: set "
+             "GRID_PLANNER_SHARED to the folder (make bench SHARED=DIR)")
+        return 2
     began = time.perf_counter()
     load_average_start = round(os.getloadavg()[0], 2)
     _log("grid benchmark" + (" (quick)" if args.quick else ""))

@@ -126,17 +126,24 @@ def plan_rgb(grid: PlanningGrid, found: GridPlan | None = None) -> np.ndarray:
     return rgb.reshape(grid.height, grid.width, 3)[::-1]
 
 
+def check_image_size(width: int, height: int, scale: int) -> None:
+    """Refuse (ValueError) a picture of a `width` x `height` map at `scale` pixels per cell
+    that is not 1 or more pixels per cell or is over MAX_IMAGE_PIXELS."""
+    if scale < 1:
+        raise ValueError(f"scale must be >= 1 pixel per cell, got {scale}")
+    pixels = width * height * scale * scale
+    if pixels > MAX_IMAGE_PIXELS:
+        advice = "use a smaller scale" if scale > 1 else "the map is too big to draw"
+        raise ValueError(
+            f"a {width} x {height} map at {scale} px per cell is {pixels:,} pixels, more than "
+            f"the {MAX_IMAGE_PIXELS:,} this renderer draws; {advice}"
+        )
+
+
 def plan_image(grid: PlanningGrid, found: GridPlan | None = None, scale: int | None = None):
     """The plan as a PIL image, `scale` pixels per cell (None: `auto_scale`)."""
     scale = auto_scale(grid.width, grid.height) if scale is None else int(scale)
-    if scale < 1:
-        raise ValueError(f"scale must be >= 1 pixel per cell, got {scale}")
-    pixels = grid.width * grid.height * scale * scale
-    if pixels > MAX_IMAGE_PIXELS:
-        raise ValueError(
-            f"a {grid.width} x {grid.height} map at {scale} px per cell is {pixels:,} pixels, "
-            f"more than the {MAX_IMAGE_PIXELS:,} this renderer draws; use a smaller scale"
-        )
+    check_image_size(grid.width, grid.height, scale)
     image = Image.fromarray(np.ascontiguousarray(plan_rgb(grid, found)))
     if scale > 1:
         image = image.resize((grid.width * scale, grid.height * scale), Image.Resampling.NEAREST)

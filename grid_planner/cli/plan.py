@@ -222,6 +222,12 @@ def run_plan(args: argparse.Namespace) -> int:
     start = endpoint(args.start, "start", args.cells)
     goal = endpoint(args.goal, "goal", args.cells)
     grid = load_grid(args, args.map)
+    if args.png:  # refused before the search, not after it
+        scale = render.auto_scale(grid.width, grid.height) if args.scale is None else args.scale
+        try:
+            render.check_image_size(grid.width, grid.height, scale)
+        except ValueError as error:
+            raise InputError(f"--png at --scale {scale}: {error}") from None
     warm_kernels(warm_up)  # compiled or loaded now, so planning_time is the search alone
     try:
         found = run_grid_plan(

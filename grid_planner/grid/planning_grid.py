@@ -346,12 +346,14 @@ class PlanningGrid(CellGraph):
                 f" (inflation_radius {self.inflation_radius} m, cost_scaling_factor "
                 f"{self.cost_scaling_factor})"
             )
-        # Counted on the arrays every grid holds: a log line derives no mask.
+        # A map message's float32 resolution read as a float64 (0.1 is 0.10000000149011612)
+        # is shown to float32's 7 digits. Counted on the arrays every grid holds: a log line
+        # derives no mask.
         border = 2 * (self.width + 2) + 2 * self.height
         lethal = int(np.count_nonzero(self.padded_keys == LETHAL_KEY)) - border
         free = int(np.count_nonzero(self.free_mask))
         return (
-            f"{self.width} x {self.height} cells at {self.resolution} m, cost model {model}, "
+            f"{self.width} x {self.height} cells at {self.resolution:.7g} m, cost model {model}, "
             f"threshold {self.occupied_threshold}, allow_unknown {self.allow_unknown}, "
             f"robot_radius {self.robot_radius} m: {lethal} lethal, "
             f"{self.cell_count - lethal - free} inflated, {free} free cells"

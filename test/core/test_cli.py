@@ -23,6 +23,7 @@ from cli_helpers import (
     bfs_steps,
     run,
     run_json,
+    strict_json,
 )
 from PIL import Image
 from shared_data import PROJECT_ROOT
@@ -324,6 +325,22 @@ def test_png_default_scale_enlarges_a_small_map(capsys, tmp_path):
     assert scale > 1
     with Image.open(out_png) as image:
         assert image.size == (TUTORIAL_WIDTH * scale, TUTORIAL_HEIGHT * scale)
+
+
+def test_a_picture_over_the_pixel_limit_is_refused_before_planning(capsys, tmp_path):
+    out_png = tmp_path / "plan.png"
+    argv = ("plan", TUTORIAL_MAP, *CELLS_START_GOAL, "--png", str(out_png), "--scale", "1200")
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert_one_error_line(
+        err, "--png at --scale 1200: a 10 x 8 map at 1200 px per cell is 115,200,000 pixels, "
+        "more than the 100,000,000 this renderer draws; use a smaller scale",
+    )
+    code, out, _ = run(capsys, *argv, "--json")
+    assert code == 2
+    message = err.split("error: ", 1)[1].strip()
+    assert strict_json(out) == {"status": "INVALID_REQUEST", "message": message}
+    assert not out_png.exists()
 
 
 def _map_lines(text: str) -> list[str]:

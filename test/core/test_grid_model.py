@@ -351,6 +351,15 @@ def test_the_log_summary_counts_the_cells_of_each_mask(case):
     assert counts in grid.describe()
 
 
+@pytest.mark.parametrize(("resolution", "shown"), [(0.1, "0.1"), (0.05, "0.05"),
+                                                   (0.123456789, "0.1234568")])
+def test_the_log_summary_shows_a_float32_resolution_as_sent(resolution, shown):
+    # A map message's resolution is a float32: 0.1 arrives as 0.10000000149011612.
+    sent = float(np.float32(resolution))
+    grid = PlanningGrid(OccupancyMap.from_rows(np.zeros((2, 3), dtype=np.int8), sent))
+    assert grid.describe().startswith(f"3 x 2 cells at {shown} m, cost model uniform")
+
+
 def test_reachable_components_of_an_inflated_start_are_those_next_to_its_escape():
     # Two free areas separated by a wall; a start in the band beside the wall escapes to the
     # side it stands on only.
