@@ -38,7 +38,7 @@ from rclpy.subscription import Subscription
 from grid_planner.nodes.action_server import ReadyActionServer
 from grid_planner.nodes.bond import DISABLE_HEARTBEAT_TIMEOUT_PARAM, ServerBond, bondpy_problem
 from grid_planner.nodes.concurrency import SHUTTING_DOWN
-from grid_planner.nodes.parameters import declare_validated
+from grid_planner.nodes.parameters import declare_checked, declare_validated
 
 Entity = TypeVar("Entity")
 SUCCESS = TransitionCallbackReturn.SUCCESS
@@ -63,8 +63,8 @@ class ManagedNode(LifecycleNode):
         super().__init__(node_name, **node_options)
         declare_validated(self, LIFECYCLE_PARAMETERS,
                           read_only=frozenset({"autostart_node", "bond_heartbeat_period"}))
-        self.declare_parameter(
-            DISABLE_HEARTBEAT_TIMEOUT_PARAM, True,
+        declare_checked(
+            self, DISABLE_HEARTBEAT_TIMEOUT_PARAM, True,
             ParameterDescriptor(description="the server side of the bond never times out"),
         )
         self._shutting_down = threading.Event()
@@ -192,6 +192,11 @@ class ManagedNode(LifecycleNode):
             f"{self.get_name()} is inactive: a lifecycle manager or `ros2 lifecycle set` "
             "activates it"
         )
+
+    @property
+    def autostarting(self) -> bool:
+        """Whether the transitions under way are `start`'s (a failure then ends the process)."""
+        return self._autostarting
 
     @property
     def last_failure(self) -> str:

@@ -6,12 +6,12 @@ import sys
 
 from nav_msgs.msg import OccupancyGrid
 from nav_msgs.srv import GetMap
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 
 from grid_planner.grid.errors import MapLoadError
 from grid_planner.grid.map_io import load_map
 from grid_planner.nodes.conversions import map_to_msg
+from grid_planner.nodes.parameters import declare_validated
 from grid_planner.nodes.paths import install_source
 from grid_planner.nodes.qos import MAP_QOS
 
@@ -21,19 +21,11 @@ class MapPublisher(Node):
 
     def __init__(self, **node_options) -> None:
         super().__init__("map_publisher", **node_options)
-        self.declare_parameter(
-            "yaml_filename", "",
-            ParameterDescriptor(description="map_server YAML file (image path relative to it)",
-                                read_only=True),
-        )
-        self.declare_parameter(
-            "frame_id", "map",
-            ParameterDescriptor(description="frame of the published map", read_only=True),
-        )
-        self.declare_parameter(
-            "topic_name", "map",
-            ParameterDescriptor(description="topic the map is published on", read_only=True),
-        )
+        declare_validated(self, {
+            "yaml_filename": ("", "map_server YAML file (image path relative to it)", None),
+            "frame_id": ("map", "frame of the published map", None),
+            "topic_name": ("map", "topic the map is published on", None),
+        }, read_only=frozenset({"yaml_filename", "frame_id", "topic_name"}))
         yaml_filename = self.get_parameter("yaml_filename").value
         frame_id = self.get_parameter("frame_id").value
         topic = self.get_parameter("topic_name").value

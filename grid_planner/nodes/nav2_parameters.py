@@ -19,7 +19,6 @@ parameter the node does not declare is accepted quietly and skipped (DEBUG).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -34,7 +33,7 @@ from grid_planner.nodes.nav2_plugins import (
     QUIET_SERVER_KEYS,
     BlockKey,
 )
-from grid_planner.nodes.param_files import wildcard_only_keys
+from grid_planner.nodes.param_files import initialised_arguments, wildcard_only_keys
 from grid_planner.nodes.parameters import (
     Rule,
     at_least,
@@ -205,7 +204,7 @@ _TYPE_WORDS = {Parameter.Type.BOOL: "true or false", Parameter.Type.INTEGER: "an
 
 def configure_planners(
     node: Node, rules: Mapping[str, Rule], defaulted: dict[str, object],
-    stand_ins: dict[str, str],
+    stand_ins: dict[str, str], *, can_retry: bool = True,
 ) -> PlannerTable:
     """Read `planner_plugins` and each id's block; declare the block keys that apply.
 
@@ -214,10 +213,11 @@ def configure_planners(
     declared with a plugin's default: one still at that value follows the plugin named now
     (its default, or gone where it has none), so a runtime `<id>.plugin` change applies fully
     at the next configure; a key the file gives or someone set keeps its value.
-    A refused value from the parameters file is replaced by a stand-in (`_stand_in`), so the
-    key exists and a valid value can be set before configure is tried again;
-    `stand_ins` (kept by the node, emptied of a key when it is set) holds the reason, and every
-    configure refuses while the stand-in is there.
+    A refused start-up value (parameters file or `-p`) is replaced by a stand-in
+    (`_stand_in`), so the key exists and a valid value can be set before configure is tried
+    again; `stand_ins` (kept by the node, emptied of a key when it is set) holds the reason, and
+    every configure refuses while the stand-in is there. `can_retry` is False where a failed
+    configure ends the process (autostart): the refusal then says nothing of trying again.
     """
     overrides = parameter_overrides(node)
     planners = []
@@ -268,13 +268,13 @@ def configure_planners(
                     if not given or hold is _NONE:
                         raise
                     node.declare_parameter(name, hold, descriptor, ignore_override=True)
-                    stand_ins[name] = f"{error} (from the parameters file)"
-                    raise _still_refused(name, stand_ins) from None
+                    stand_ins[name] = f"{error} (given at start-up)"
+                    raise _still_refused(name, stand_ins, can_retry) from None
                 node.declare_parameter(name, value, descriptor, ignore_override=True)
                 if not given:
                     defaulted[name] = value
             elif name in stand_ins:
-                raise _still_refused(name, stand_ins)
+                raise _still_refused(name, stand_ins, can_retry)
             else:  # declared by an earlier configure, maybe set since
                 _refuse_bad_value(node, name, entry, rule, node.get_parameter(name).value)
             keys.append(key)
@@ -303,10 +303,12 @@ def _stand_in(node: Node, entry: BlockKey, default: object) -> object:
     return node.get_parameter(entry.flat).value if entry.kind is None else _NONE
 
 
-def _still_refused(name: str, stand_ins: dict[str, str]) -> ValueError:
-    """The refusal of a configure while `name` holds a stand-in for a refused file value."""
+def _still_refused(name: str, stand_ins: dict[str, str], can_retry: bool) -> ValueError:
+    """The refusal of a configure while `name` holds a stand-in for a refused start-up value."""
+    if not can_retry:
+        return ValueError(f"{stand_ins[name]}; correct it and start again")
     return ValueError(f"{stand_ins[name]}; set a valid {name} (ros2 param set) and configure "
-                      "again, or fix the file and restart")
+                      "again, or correct the start-up value and restart")
 
 
 def _follow_plugin(node: Node, name: str, default: object, defaulted: dict[str, object]) -> None:
@@ -325,7 +327,7 @@ def _follow_plugin(node: Node, name: str, default: object, defaulted: dict[str, 
 def warn_unknown_keys(node: Node, table: PlannerTable, warned: set[str]) -> None:
     """One WARN naming the parameter-file keys nobody knows (each named once per process);
     keys that only wildcard blocks give are meant for other nodes too and are left out."""
-    shared = wildcard_only_keys(sys.argv)
+    shared = wildcard_only_keys(initialised_arguments(), node.get_name())
     unknown = [key for key in unknown_keys(node, table) if key not in warned | shared]
     if unknown:
         warned.update(unknown)

@@ -75,7 +75,8 @@ def parameter_overrides(node: Node) -> dict[str, Parameter]:
     return dict(getattr(node, "_parameter_overrides", {}))
 
 
-def _declare(node: Node, name: str, default: object, descriptor: ParameterDescriptor) -> None:
+def declare_checked(node: Node, name: str, default: object,
+                    descriptor: ParameterDescriptor) -> None:
     """Declare `name`; a file or `-p` value that YAML reads as null (`[]`, a blank), which has
     no type for rclpy ("not initialized" on the first read), is refused with the reason."""
     given = parameter_overrides(node).get(name)
@@ -99,7 +100,7 @@ def declare_validated(
     """
     rules = {name: rule for name, (_, _, rule) in parameters.items() if rule is not None}
     for name, (default, description, _) in parameters.items():
-        _declare(node, name, default,
+        declare_checked(node, name, default,
                  ParameterDescriptor(description=description, read_only=name in read_only))
         reason = rules.get(name, lambda _v: None)(node.get_parameter(name).value)
         if reason is not None:

@@ -128,7 +128,8 @@ class PlannerNode(ManagedNode):
         service and action (they refuse requests until activation)."""
         self._warm_seconds = warm_with_notice(warm_up, self.get_logger(), "search kernels")
         self._planners = configure_planners(self, self._rules, self._block_defaults,
-                                            self._block_stand_ins)
+                                            self._block_stand_ins,
+                                            can_retry=not self.autostarting)
         warn_unknown_keys(self, self._planners, self._warned_keys)
         self._poses.open()
         state = self._state_group

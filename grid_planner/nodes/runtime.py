@@ -189,6 +189,9 @@ def spin_nodes(
     from rclpy.exceptions import ParameterException
     from rclpy.signals import SignalHandlerOptions
 
+    from grid_planner.nodes.param_files import remember_arguments
+
+    remember_arguments(argv)
     try:
         rclpy.init(args=argv, signal_handler_options=SignalHandlerOptions.NO)
     except Exception as error:  # malformed --ros-args: rcl says which

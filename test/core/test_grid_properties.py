@@ -21,7 +21,7 @@ from grid_planner.grid import (
     plan,
     search_grid,
 )
-from grid_planner.search import SearchStatus
+from grid_planner.search import Budget, SearchStatus
 
 pytestmark = kernel
 
@@ -184,21 +184,27 @@ def test_unlimited_dfs_and_bfs_kernels_follow_the_reference_step_for_step(case, 
 
 
 @needs_numba
-@given(random_grids(max_side=9), st.integers(0, 12), st.sampled_from((4, 8)))
-@settings(max_examples=200, deadline=None)
-def test_depth_limited_dfs_kernel_follows_the_reference_step_for_step(case, limit, connectivity):
+@given(random_grids(max_side=9), st.one_of(st.none(), st.integers(0, 12)),
+       st.one_of(st.none(), st.integers(1, 20)), st.sampled_from((4, 8)))
+@settings(max_examples=300, deadline=None)
+def test_a_depth_limited_or_budgeted_dfs_kernel_follows_the_reference_step_for_step(
+    case, limit, max_nodes, connectivity,
+):
     # The kernel ended MAX_DEPTH whenever a cell reached the limit, where the reference checks
     # for a successor the limit really hides (else NO_SOLUTION: the search saw everything),
     # and it did not count the cell it checked: 114 statuses and 2,441 expansion orders of
-    # 5,666 random cases differed.
+    # 5,666 random cases differed. Stopped by a node budget, it counted every neighbour of the
+    # cells on its path as generated (9 against the reference's 4 at 3 nodes on an open 6 x 6
+    # grid).
     query = kernel_query(case)
     if query is None:
         return
     grid, start_index, targets = query
+    budget = None if max_nodes is None else Budget(max_nodes=max_nodes)
     fast, slow = (
         search_grid(
             grid, start_index, targets, "dfs", depth_limit=limit, record_expanded=True,
-            backend=backend, connectivity=connectivity,
+            backend=backend, connectivity=connectivity, budget=budget,
         )
         for backend in ("numba", "reference")
     )

@@ -398,9 +398,9 @@ def test_a_refused_file_value_can_be_set_right_and_configure_tried_again(
     from grid_planner.nodes.lifecycle import FAILURE, SUCCESS
 
     node = unconfigured_planner(GridBased__plugin=SMAC_2D, GridBased__tolerance=-1.0)
-    refusal = ("parameter GridBased.tolerance=-1.0 must be a finite number >= 0.0 (from the "
-               "parameters file); set a valid GridBased.tolerance (ros2 param set) and configure "
-               "again, or fix the file and restart")
+    refusal = ("parameter GridBased.tolerance=-1.0 must be a finite number >= 0.0 (given at "
+               "start-up); set a valid GridBased.tolerance (ros2 param set) and configure "
+               "again, or correct the start-up value and restart")
     for _attempt in range(2):
         assert node.trigger_configure() == FAILURE
         assert node.last_failure == refusal
@@ -408,6 +408,20 @@ def test_a_refused_file_value_can_be_set_right_and_configure_tried_again(
     assert set_value(node, "GridBased.tolerance", 0.3) == (True, "")
     assert node.trigger_configure() == SUCCESS
     assert node.parameter_lookup("GridBased")("goal_tolerance") == 0.3
+
+
+def test_bringup_names_its_own_typos_not_a_wildcard_blocks_shared_keys(tmp_path: Path) -> None:
+    # With `--params-file=PATH` (argparse's other spelling) shared_key was named: the rule read
+    # sys.argv, not the arguments bringup gave rclpy.
+    path = params_file(tmp_path, (
+        "/**:\n  ros__parameters:\n    shared_key: 1\n"
+        "/**/grid_planner:\n  ros__parameters:\n    algorithm: astar\n    algoritm: bfs\n"))
+    args = ["--no-use-map-publisher", f"--params-file={path}"]
+    with running("bringup", args, tmp_path, "ready: bringup runs 2 nodes") as proc:
+        output = proc.output()
+    assert output.count("unknown parameters ignored") == 1
+    assert "unknown parameters ignored: algoritm (" in output
+    assert "shared_key" not in output
 
 
 def test_smoother_is_no_planner_id(unconfigured_planner) -> None:

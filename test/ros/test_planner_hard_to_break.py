@@ -419,7 +419,8 @@ def test_a_parameter_of_the_wrong_type_stops_start_up_with_one_line(
 @pytest.mark.parametrize(
     ("executable", "setting", "default"),
     [("puzzle_node", "prepare_tables:=[]", "['table', 'pdb']"),
-     ("planner_node", "global_frame:= ", "'map'")],
+     ("planner_node", "global_frame:= ", "'map'"),
+     ("map_publisher", "frame_id:=[]", "'map'")],
 )
 def test_a_null_parameter_value_stops_start_up_with_the_reason(
     tmp_path, executable: str, setting: str, default: str
@@ -430,3 +431,13 @@ def test_a_null_parameter_value_stops_start_up_with_the_reason(
         f"{executable}: parameter {name} was given no value: YAML reads an empty list or a "
         f"blank value as null, which has no type (the default is {default})"
     ]
+
+
+def test_a_refused_planner_block_value_at_start_up_says_only_to_correct_it(tmp_path) -> None:
+    # The node exits, yet the line said to `ros2 param set` it and configure again, and blamed a
+    # parameters file for a -p value.
+    reason = ("parameter GridBased.tolerance=-1.0 must be a finite number >= 0.0 (given at "
+              "start-up); correct it and start again")
+    logged, said = refused_start_up(tmp_path, "planner_node", "GridBased.tolerance:=-1.0")
+    assert logged.endswith(f"[grid_planner]: configure failed: {reason}")
+    assert said == f"planner_node: grid_planner failed to configure: {reason}"
