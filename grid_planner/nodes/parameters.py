@@ -101,7 +101,7 @@ def declare_validated(
     rules = {name: rule for name, (_, _, rule) in parameters.items() if rule is not None}
     for name, (default, description, _) in parameters.items():
         declare_checked(node, name, default,
-                 ParameterDescriptor(description=description, read_only=name in read_only))
+                        ParameterDescriptor(description=description, read_only=name in read_only))
         reason = rules.get(name, lambda _v: None)(node.get_parameter(name).value)
         if reason is not None:
             raise ValueError(f"parameter {name}={node.get_parameter(name).value!r} {reason}")
