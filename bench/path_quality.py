@@ -53,7 +53,7 @@ STAIRCASE_ROWS = ("4-connected raw", "cost-aware 4-connected")
 JUDGED_ROWS = ("cost-aware 8-connected + shortcut", "cost-aware 8-connected + gradient")
 LENGTH_SLACK = 1.10
 HEADING_SHARE = 1.0 / 3.0
-DRAWN_QUERIES = 40
+DRAWN_QUERIES = 41  # odd: the median is one query's
 DRAWN_SEED = SEED
 MIN_APART_M = 2.0
 
@@ -175,19 +175,18 @@ def drawn(grids: dict[str, PlanningGrid]) -> dict:
         per_query = [found[name] for found in measures]
         clearance = np.array([m["clearance"] for m in per_query])
         length = np.array([m["length"] for m in per_query])
-        goals = [("no pose within the inscribed radius", clearance, clearance > ROBOT_RADIUS,
-                  f"least clearance {clearance.min():.3f} m", clearance.min() > ROBOT_RADIUS),
-                 ("length within 10 % of the shortest 8-connected path", length,
-                  length <= LENGTH_SLACK, _spread(length, 3, "x"),
-                  np.median(length) <= LENGTH_SLACK)]
+        goals = [("no pose within the inscribed radius", clearance > ROBOT_RADIUS,
+                  f"least clearance {clearance.min():.3f} m"),
+                 ("length within 10 % of the shortest 8-connected path", length <= LENGTH_SLACK,
+                  _spread(length, 3, "x"))]
         for staircase in STAIRCASE_ROWS:
             share = np.array([m["shares"][staircase] for m in per_query])
-            goals.append((f"heading change under a third of the {staircase} path's", share,
-                          share < HEADING_SHARE, f"share {_spread(share, 2)}",
-                          np.median(share) < HEADING_SHARE))
-        for goal, _values, meets, spread, holds in goals:
+            goals.append((f"heading change under a third of the {staircase} path's",
+                          share < HEADING_SHARE, f"share {_spread(share, 2)}"))
+        for goal, meets, spread in goals:
+            # With an odd count the median query meets a goal when more than half do.
             verdicts.append({
-                "setting": name, "goal": goal, "holds": bool(holds),
+                "setting": name, "goal": goal, "holds": bool(2 * meets.sum() > len(queries)),
                 "measured": f"{int(meets.sum())} of {len(queries)} queries; {spread}",
             })
     return {"count": len(queries), "seed": DRAWN_SEED, "min_apart_m": MIN_APART_M,

@@ -327,7 +327,7 @@ def _follow_plugin(node: Node, name: str, default: object, defaulted: dict[str, 
 def warn_unknown_keys(node: Node, table: PlannerTable, warned: set[str]) -> None:
     """One WARN naming the parameter-file keys nobody knows (each named once per process);
     keys that only wildcard blocks give are meant for other nodes too and are left out."""
-    shared = wildcard_only_keys(initialised_arguments(), node.get_name())
+    shared = wildcard_only_keys(initialised_arguments(), node.get_fully_qualified_name())
     unknown = [key for key in unknown_keys(node, table) if key not in warned | shared]
     if unknown:
         warned.update(unknown)

@@ -3,14 +3,16 @@
 One file often serves a whole stack: a `/**:` block holds keys for every node, most of them
 meant for the others (`use_sim_time`, a controller's `default_timeout`). rclpy hands a node its
 overrides without saying which block each came from, so the files named after `--params-file`
-in the arguments rclpy was initialised with are read again here; a key that only wildcard
-blocks of such a shared file give is no typo of this node's, and the unknown-key warning leaves
-it out. A file of one wildcard block is its reader's own: launch_ros writes a launch file's
-`parameters=[{...}]` dict that way for a node without a namespace.
+in the arguments rclpy was initialised with are read again here. Of the blocks that apply to
+this node (matched against its fully qualified name as rcl matches them), a key that only
+wildcard blocks give is no typo of this node's, and the unknown-key warning leaves it out. The
+file launch_ros writes for a launch file's `parameters=[{...}]` dict is this node's own, whatever
+its block is called (`/**` when the launch file leaves the node's name or namespace out).
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -18,6 +20,8 @@ from pathlib import Path
 import yaml
 
 PARAMETERS_KEY = "ros__parameters"
+# launch_ros writes a Node action's `parameters` dict to a temporary file named so.
+LAUNCH_DICT_PREFIX = "launch_params_"
 _INITIALISED_WITH: list[str] = []
 
 
@@ -32,11 +36,10 @@ def initialised_arguments() -> list[str]:
     return list(_INITIALISED_WITH or sys.argv)
 
 
-def wildcard_only_keys(argv: Sequence[str], node_name: str) -> frozenset[str]:
-    """The parameter names that the `--params-file` files in `argv` give node `node_name` only
-    in blocks whose node name is a wildcard (`*` in its last part), counting only files of more
-    than one block; a file that cannot be read adds nothing (rcl has read or refused it
-    already)."""
+def wildcard_only_keys(argv: Sequence[str], node: str) -> frozenset[str]:
+    """The parameter names that the `--params-file` files in `argv` give the node of fully
+    qualified name `node` only in blocks whose node name is a wildcard (`*` in its last part);
+    a file that cannot be read adds nothing (rcl has read or refused it already)."""
     wildcard: set[str] = set()
     own: set[str] = set()
     files = [argv[i + 1] for i in range(len(argv) - 1) if argv[i] == "--params-file"]
@@ -45,16 +48,25 @@ def wildcard_only_keys(argv: Sequence[str], node_name: str) -> frozenset[str]:
             document = yaml.safe_load(Path(path).read_text())
         except (OSError, UnicodeDecodeError, yaml.YAMLError):
             continue
-        blocks = list(_blocks(document, ""))
-        if len(blocks) < 2:
-            continue
-        for block_name, parameters in blocks:
-            last = block_name.rstrip("/").rsplit("/", 1)[-1]
-            if "*" in last:
-                wildcard.update(_flat_names(parameters, ""))
-            elif last == node_name:
-                own.update(_flat_names(parameters, ""))
+        from_launch_dict = Path(path).name.startswith(LAUNCH_DICT_PREFIX)
+        for block_name, parameters in _blocks(document, ""):
+            tokens = [token for token in block_name.split("/") if token]
+            if not tokens or not _applies(tokens, node):
+                continue
+            names = _flat_names(parameters, "")
+            (own if from_launch_dict or "*" not in tokens[-1] else wildcard).update(names)
     return frozenset(wildcard - own)
+
+
+def _applies(tokens: list[str], node: str) -> bool:
+    """Whether a block named by `tokens` applies to the node `node`: `**` stands for any
+    number of names, `*` for any part of one."""
+    pattern = "".join(
+        "(?:/[^/]+)*" if token == "**"
+        else "/" + "[^/]*".join(re.escape(part) for part in token.split("*"))
+        for token in tokens
+    )
+    return re.fullmatch(pattern, node) is not None
 
 
 def _blocks(value: object, path: str) -> Iterator[tuple[str, dict]]:
