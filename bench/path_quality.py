@@ -120,6 +120,15 @@ def _measures(rows: list[dict]) -> dict[str, dict]:
     return found
 
 
+def _goals(measure: dict) -> list[tuple[str, bool]]:
+    """Each goal, in a fixed order, and whether the measures of one row (`_measures`) meet it."""
+    return [("no pose within the inscribed radius", measure["clearance"] > ROBOT_RADIUS),
+            ("length within 10 % of the shortest 8-connected path",
+             measure["length"] <= LENGTH_SLACK),
+            *((f"heading change under a third of the {staircase} path's", share < HEADING_SHARE)
+              for staircase, share in measure["shares"].items())]
+
+
 def judge(rows: list[dict], fewest_turns: float | None = None) -> list[dict]:
     """The goals of each judged row, each with its measured value and whether it holds;
     `fewest_turns`, the least heading change of any 8-connected path for the query, is noted
@@ -129,19 +138,12 @@ def judge(rows: list[dict], fewest_turns: float | None = None) -> list[dict]:
     by_name = {row["setting"]: row for row in rows}
     verdicts = []
     for name, measure in _measures(rows).items():
-        checks = [("no pose within the inscribed radius",
-                   f"least clearance {measure['clearance']:.3f} m > {ROBOT_RADIUS} m",
-                   measure["clearance"] > ROBOT_RADIUS),
-                  ("length within 10 % of the shortest 8-connected path",
-                   f"{measure['length']:.3f}x", measure["length"] <= LENGTH_SLACK)]
-        for staircase, share in measure["shares"].items():
-            checks.append((f"heading change under a third of the {staircase} path's",
-                           f"{measure['turning']:.0f} vs "
-                           f"{by_name[staircase]['heading_change_deg']:.0f} deg ({share:.2f})"
-                           + least,
-                           share < HEADING_SHARE))
-        verdicts += [{"setting": name, "goal": goal, "measured": measured, "holds": holds}
-                     for goal, measured, holds in checks]
+        measured = [f"least clearance {measure['clearance']:.3f} m > {ROBOT_RADIUS} m",
+                    f"{measure['length']:.3f}x"]
+        measured += [f"{measure['turning']:.0f} vs {by_name[staircase]['heading_change_deg']:.0f}"
+                     f" deg ({share:.2f}){least}" for staircase, share in measure["shares"].items()]
+        verdicts += [{"setting": name, "goal": goal, "measured": text, "holds": holds}
+                     for (goal, holds), text in zip(_goals(measure), measured, strict=True)]
     return verdicts
 
 
@@ -174,16 +176,13 @@ def drawn(grids: dict[str, PlanningGrid]) -> dict:
     for name in JUDGED_ROWS:
         per_query = [found[name] for found in measures]
         clearance = np.array([m["clearance"] for m in per_query])
-        length = np.array([m["length"] for m in per_query])
-        goals = [("no pose within the inscribed radius", clearance > ROBOT_RADIUS,
-                  f"least clearance {clearance.min():.3f} m"),
-                 ("length within 10 % of the shortest 8-connected path", length <= LENGTH_SLACK,
-                  _spread(length, 3, "x"))]
-        for staircase in STAIRCASE_ROWS:
-            share = np.array([m["shares"][staircase] for m in per_query])
-            goals.append((f"heading change under a third of the {staircase} path's",
-                          share < HEADING_SHARE, f"share {_spread(share, 2)}"))
-        for goal, meets, spread in goals:
+        spreads = [f"least clearance {clearance.min():.3f} m",
+                   _spread(np.array([m["length"] for m in per_query]), 3, "x")]
+        spreads += [f"share {_spread(np.array([m['shares'][staircase] for m in per_query]), 2)}"
+                    for staircase in STAIRCASE_ROWS]
+        met = np.array([[holds for _goal, holds in _goals(m)] for m in per_query])
+        goals = [goal for goal, _holds in _goals(per_query[0])]
+        for goal, meets, spread in zip(goals, met.T, spreads, strict=True):
             # With an odd count the median query meets a goal when more than half do.
             verdicts.append({
                 "setting": name, "goal": goal, "holds": bool(2 * meets.sum() > len(queries)),
