@@ -1,11 +1,17 @@
-"""rclpy's ActionServer, ready for requests from the moment it joins its node, and sending each
-goal's result before it counts as done."""
+"""rclpy's ActionServer, ready for requests from the moment it joins its node, sending each
+goal's result before it counts as done, and saying whose results nobody has asked for yet."""
 
 from __future__ import annotations
 
 import threading
+import time
 
 from rclpy.action import ActionServer
+
+# How long after a goal ends a stopping node still expects its client to ask for the result.
+# Clients ask as soon as the goal is accepted, so only a request delayed in transit comes
+# later; the stop waits this long at most, and only for goals ended without a request.
+CLAIM_WAIT_S = 1.0
 
 
 class ReadyActionServer(ActionServer):
@@ -17,14 +23,17 @@ class ReadyActionServer(ActionServer):
     AttributeError and was never answered. And rclpy sends a result from a task it schedules
     once the goal's execution has ended: a server destroyed in between (cleanup, shutdown, a
     signal) lost the result of the goal it had just ended. Here the goal's own execution sends
-    the results asked for so far, and `wait_idle` waits for the executions under way. Same
-    arguments as ActionServer.
+    the results asked for so far, and `wait_idle` waits for the executions under way. A goal
+    that ends before its client's result request has arrived is remembered for CLAIM_WAIT_S
+    (`claims_pending`, `wait_claimed`), so a stop can take that request before the server goes.
+    Same arguments as ActionServer.
     """
 
     def __init__(self, node, *args, **kwargs) -> None:
         self._logger = node.get_logger().get_child("action_server")
         self._results = threading.Condition()
         self._awaited: dict[bytes, list] = {}  # goal id -> result requests not yet answered
+        self._unclaimed: dict[bytes, float] = {}  # goal id -> when it ended, no request yet
         self._executing = 0
         super().__init__(node, *args, **kwargs)
 
@@ -37,6 +46,8 @@ class ReadyActionServer(ActionServer):
         finally:
             with self._results:  # after the result is set: no request is added from now on
                 awaited = self._awaited.pop(goal, [])
+                if not awaited:
+                    self._remember_unclaimed(goal)
             result = self._result_futures.get(goal)
             if result is not None and result.done():
                 for header in awaited:
@@ -53,12 +64,43 @@ class ReadyActionServer(ActionServer):
             pending = result is not None and not result.done()
             if pending:
                 self._awaited.setdefault(goal, []).append(header)
-        if pending:
-            return
-        if result is None:  # an unknown goal: rclpy answers STATUS_UNKNOWN
-            await super()._execute_get_result_request(request_header_and_message)
-            return
-        self._send_result_response(header, result)
+        try:
+            if pending:
+                return
+            if result is None:  # an unknown goal: rclpy answers STATUS_UNKNOWN
+                await super()._execute_get_result_request(request_header_and_message)
+                return
+            self._send_result_response(header, result)
+        finally:
+            with self._results:  # answered (or awaited): a stop need not wait for it
+                if self._unclaimed.pop(goal, None) is not None:
+                    self._results.notify_all()
+
+    def _remember_unclaimed(self, goal: bytes) -> None:
+        """Note that `goal` ended with no result request, forgetting notes past their wait
+        (under the lock)."""
+        now = time.monotonic()
+        for old in [key for key, ended in self._unclaimed.items()
+                    if now - ended >= CLAIM_WAIT_S]:
+            del self._unclaimed[old]
+        self._unclaimed[goal] = now
+
+    def claims_pending(self) -> float:
+        """Seconds a stop should still wait for result requests: until each goal ended less
+        than CLAIM_WAIT_S ago without one is that old (0.0 when there is none)."""
+        with self._results:
+            return self._claim_wait_left()
+
+    def _claim_wait_left(self) -> float:
+        now = time.monotonic()
+        return max([0.0] + [ended + CLAIM_WAIT_S - now for ended in self._unclaimed.values()])
+
+    def wait_claimed(self) -> None:
+        """Wait while `claims_pending` (at most CLAIM_WAIT_S): for result requests that the
+        node's executor is still taking."""
+        with self._results:
+            while (left := self._claim_wait_left()) > 0.0:
+                self._results.wait(left)
 
     def wait_idle(self, timeout: float) -> bool:
         """Whether every goal execution under way ends (its awaited results sent) within

@@ -182,14 +182,19 @@ class NodeExecutor(Executor):
             with self._changed:
                 self._closed -= closed
 
+    def wait_running(self, timeout: float) -> bool:
+        """Whether every callback handed to the pool so far ends within `timeout` seconds."""
+        with self._changed:
+            running = list(self._running)
+        _done, pending = concurrent.futures.wait(running, timeout)
+        return not pending
+
     def drain(self, timeout: float) -> bool:
-        """Whether every callback handed to the pool ends within `timeout` seconds.
+        """Whether every callback handed to the pool ends within `timeout` seconds; none is
+        taken from now on.
 
         None is dropped: a handler that never runs leaves its coroutine un-awaited (a warning
         at exit) and its request taken but unanswered.
         """
-        with self._changed:
-            running = list(self._running)
         self._pool.shutdown(wait=False)
-        _done, pending = concurrent.futures.wait(running, timeout)
-        return not pending
+        return self.wait_running(timeout)

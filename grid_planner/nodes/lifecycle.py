@@ -136,18 +136,22 @@ class ManagedNode(LifecycleNode):
 
     def _release(self) -> None:
         """Run the subclass's cleanup, then destroy every kept entity once the callbacks it
-        had already started have answered (at most CLEANUP_WAIT_S); none starts meanwhile."""
+        had already started have answered (at most CLEANUP_WAIT_S); none starts meanwhile.
+
+        Before that, an action goal this cleanup ended sends its result from its own execution
+        (which no entity's callback counts), and its client's result request, if it has not
+        come yet, is still taken for a moment (`ReadyActionServer.wait_claimed`)."""
         try:
             self.cleanup_resources()
         finally:
             kept, self._kept = self._kept, []
+            servers = [entity for entity in kept if isinstance(entity, ReadyActionServer)]
+            unfinished = sum(not server.wait_idle(CLEANUP_WAIT_S) for server in servers)
+            for server in servers:
+                server.wait_claimed()
             closing = getattr(self.executor, "closing", None)  # NodeExecutor's; others: none
             with closing(kept) if closing else contextlib.nullcontext(None) as settle:
-                unfinished = settle(CLEANUP_WAIT_S) if settle else 0
-                # An action goal ended by this cleanup sends its result from its own execution,
-                # which no entity's callback counts: wait for those too.
-                unfinished += sum(not entity.wait_idle(CLEANUP_WAIT_S) for entity in kept
-                                  if isinstance(entity, ReadyActionServer))
+                unfinished += settle(CLEANUP_WAIT_S) if settle else 0
                 if unfinished:
                     self.get_logger().warning(
                         f"{unfinished} callback(s) still running after {CLEANUP_WAIT_S:.0f} s; "
@@ -155,6 +159,12 @@ class ManagedNode(LifecycleNode):
                     )
                 for entity in reversed(kept):
                     self._destroy(entity)
+
+    def claims_pending(self) -> float:
+        """Seconds a stop should go on taking requests for the results of goals it has just
+        ended (0.0: none is expected)."""
+        return max([0.0] + [entity.claims_pending() for entity in self._kept
+                            if isinstance(entity, ReadyActionServer)])
 
     def _destroy(self, entity: object) -> None:
         """Destroy one kept entity the way its kind is destroyed."""

@@ -9,7 +9,9 @@ The stop, in this order, once:
 1. as soon as the first signal arrives, the watcher calls `begin_shutdown()` on every node that
    has one (`Stoppable`): running searches are cancelled, queued requests are refused;
 2. the executor stops taking new work; callbacks still running finish (bounded by
-   SHUTDOWN_GRACE_S) and their callers get an answer;
+   SHUTDOWN_GRACE_S) and their callers get an answer. An action goal the stop ended whose
+   client's result request has not arrived yet (`ClaimsResults`) has it taken and answered
+   for a moment longer;
 3. the nodes are destroyed (timers, servers, subscriptions) in reverse order of creation, then
    the executor and the ROS context; the exit code is 0.
 A lifecycle node fits the same protocol: `begin_shutdown()` cancels, `destroy_node()` finalises.
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
 
     from grid_planner.nodes.executor import NodeExecutor
 
+CLAIM_POLL_S = 0.05  # how often the stop checks whether late result requests have come
 SHUTDOWN_GRACE_S = 4.0  # teardown waits this long for running callbacks (launch kills after 5 s)
 CONTEXT_POLL_S = 0.25  # how often the watcher checks for a context shut down by other means
 SPARE_THREADS = 2  # executor threads beyond the nodes' own needs (parameters, busy answers)
@@ -60,6 +63,14 @@ class Stoppable(Protocol):
 
         Must return at once (set events, no joins) and must not raise.
         """
+
+
+@runtime_checkable
+class ClaimsResults(Protocol):
+    """A node whose action goals may end before their clients have asked for the results."""
+
+    def claims_pending(self) -> float:
+        """Seconds the stop should go on taking result requests (0.0: none is expected)."""
 
 
 class Shutdown:
@@ -292,6 +303,8 @@ def _teardown(
     if executor is not None:
         logger = rclpy.logging.get_logger(program)
         logger.info(f"shutting down: {reason}")
+        if executor.wait_running(SHUTDOWN_GRACE_S):
+            _take_late_result_requests(executor, nodes)
         if not executor.drain(SHUTDOWN_GRACE_S):
             logger.warning(
                 f"callbacks still running after {SHUTDOWN_GRACE_S:.0f} s; leaving without them"
@@ -303,6 +316,18 @@ def _teardown(
     for node in reversed(nodes):
         node.destroy_node()
     rclpy.try_shutdown()
+
+
+def _take_late_result_requests(executor: NodeExecutor, nodes: list[Node]) -> None:
+    """Go on taking callbacks while a goal ended by the stop still expects its client's
+    result request; new work among them is refused, as the node is shutting down."""
+
+    def left() -> float:
+        return max([0.0] + [node.claims_pending() for node in nodes
+                            if isinstance(node, ClaimsResults)])
+
+    while (wait := left()) > 0.0:
+        executor.spin_once(min(wait, CLAIM_POLL_S))
 
 
 def run_entry(module: str, early_signals: Sequence[int]) -> int:

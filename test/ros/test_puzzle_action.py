@@ -7,9 +7,11 @@ and one waiting solve, so the limits are reached with three goals.
 
 from __future__ import annotations
 
+import concurrent.futures
 import signal
 import threading
 import time
+from collections.abc import Callable
 
 import pytest
 from action_msgs.msg import GoalStatus
@@ -32,7 +34,8 @@ CANCEL_WITHIN_S = 0.2
 class Goal:
     """One goal sent through an ActionClient: its feedback, its handle and its result."""
 
-    def __init__(self, client: ActionClient, **fields) -> None:
+    def __init__(self, client: ActionClient, ask: bool = True, **fields) -> None:
+        """Send the goal; ask for its result at once unless `ask` is false (then `ask()`)."""
         self.feedback: list[tuple[float, SolveAction.Feedback]] = []
         self.ended = threading.Event()
         self.result = None
@@ -42,6 +45,11 @@ class Goal:
             feedback_callback=lambda m: self.feedback.append((time.monotonic(), m.feedback)),
         )
         assert self.handle.accepted
+        if ask:
+            self.ask()
+
+    def ask(self) -> None:
+        """Send the request for the result; `ended` is set when it comes."""
         self.handle.get_result_async().add_done_callback(self._on_result)
 
     def _on_result(self, future) -> None:
@@ -72,9 +80,10 @@ def puzzle(tmp_path_factory):
         yield client, service, action, proc
 
 
-def long_goal(action: ActionClient) -> Goal:
+def long_goal(action: ActionClient, ask: bool = True) -> Goal:
     board = to_blank_last(korf_instances()[60][0])
-    return Goal(action, board=board, algorithm="idastar", heuristic="manhattan", timeout=60.0)
+    return Goal(action, ask, board=board, algorithm="idastar", heuristic="manhattan",
+                timeout=60.0)
 
 
 def test_korf_4_with_defaults_over_the_service_and_the_action(puzzle) -> None:
@@ -240,39 +249,54 @@ def test_a_signal_during_a_start_up_table_build_stops_the_node_at_once(tmp_path,
     assert not list((tmp_path / "cache").rglob("*.gpdb"))  # the build stopped unfinished
 
 
+def matched_action(client, namespace: str) -> ActionClient:
+    """An action client of `namespace`'s solve_puzzle whose goal, feedback and result
+    services have all matched: a result sent before its reply writer had matched the client's
+    reader was dropped by a stopping node (once, under load, with the signal 0.45 s after
+    ready)."""
+    action = ActionClient(client.node, SolveAction, f"{namespace}/solve_puzzle",
+                          result_service_qos_profile=SERVICE_QOS)
+    assert action.wait_for_server(timeout_sec=30.0)
+    assert Goal(action, board=EASY_8).wait().success
+    return action
+
+
+def begin_stop(proc: NodeProcess, client, namespace: str, stop: str) -> Callable[[], bool]:
+    """Begin `stop` of the puzzle node: the shutdown transition, or the signal of that name.
+    Returns a wait for its end: whether the transition succeeded (true for a signal)."""
+    from lifecycle_msgs.msg import Transition
+    from nav2_clients import Lifecycle
+
+    if stop != "shutdown transition":
+        proc.process.send_signal(getattr(signal, stop))
+        return lambda: True
+    lifecycle = Lifecycle(client, f"{namespace}/puzzle_solver")
+    changed = concurrent.futures.ThreadPoolExecutor(1)
+    answer = changed.submit(lifecycle.change, Transition.TRANSITION_ACTIVE_SHUTDOWN)
+    changed.shutdown(wait=False)
+    return lambda: answer.result(60.0)
+
+
 @pytest.mark.parametrize("stop", ["shutdown transition", "SIGINT", "SIGTERM"])
 def test_a_stop_answers_the_running_goal_and_the_waiting_requests(tmp_path, stop):
     # The action server was destroyed before rclpy sent the result of the goal the stop had
     # just ended: its caller never heard (every time, by transition or signal); and requests
     # refused by the shutdown transition were told to activate a node going to finalized.
-    from lifecycle_msgs.msg import Transition
-    from nav2_clients import Lifecycle
-
     args = ["--ros-args", "-r", "__ns:=/ps", "-p", "max_concurrent_solves:=1"]
     proc = NodeProcess("puzzle_node", args, tmp_path)
     try:
         proc.wait_for_output("ready:")
         with ros_client("puzzle_stop") as client:
-            action = ActionClient(client.node, SolveAction, "/ps/solve_puzzle",
-                                  result_service_qos_profile=SERVICE_QOS)
             service = client.node.create_client(SolvePuzzle, "/ps/solve_puzzle",
                                                 qos_profile=SERVICE_QOS)
-            assert action.wait_for_server(timeout_sec=30.0)
             client.call(service, SolvePuzzle.Request(board=EASY_8))  # matched both ways
-            # The action's result service too: a result sent before its reply writer had
-            # matched the client's reader was dropped by the stopping node (once, under load,
-            # with the signal 0.45 s after ready).
-            assert Goal(action, board=EASY_8).wait().success
+            action = matched_action(client, "/ps")
             running_goal = long_goal(action)
             wait_until(lambda: running_goal.feedback, what="the long goal to run")
             waiting = service.call_async(SolvePuzzle.Request(
                 board=list(to_blank_last(korf_instances()[60][0])), algorithm="idastar"))
             time.sleep(0.2)  # the request waits in the lane behind the long goal
-            if stop == "shutdown transition":
-                lifecycle = Lifecycle(client, "/ps/puzzle_solver")
-                assert lifecycle.change(Transition.TRANSITION_ACTIVE_SHUTDOWN)
-            else:
-                proc.process.send_signal(getattr(signal, stop))
+            assert begin_stop(proc, client, "/ps", stop)()
             # Twice in many runs, under load, the SIGINT case's result never came; the node's
             # log goes with the failure so the next one says where it stopped.
             assert running_goal.ended.wait(15.0), (
@@ -287,6 +311,30 @@ def test_a_stop_answers_the_running_goal_and_the_waiting_requests(tmp_path, stop
                                                "the node is shutting down")
     assert code == 0 and "Traceback" not in proc.output()
     assert "Failed to send result response" not in proc.output()
+
+
+@pytest.mark.parametrize("stop", ["shutdown transition", "SIGINT", "SIGTERM"])
+def test_a_result_asked_for_just_after_the_stop_began_is_answered(tmp_path, stop):
+    # A client's result request that reached the node after a stop had ended the goal was
+    # never taken (a signal had ended the spin, a cleanup had closed the server), so that
+    # client never heard; in transit, a request can come that late. Here it is sent late.
+    proc = NodeProcess("puzzle_node", ["--ros-args", "-r", "__ns:=/pl"], tmp_path)
+    try:
+        proc.wait_for_output("ready:")
+        with ros_client("puzzle_late") as client:
+            running_goal = long_goal(matched_action(client, "/pl"), ask=False)
+            wait_until(lambda: running_goal.feedback, what="the long goal to run")
+            stopped = begin_stop(proc, client, "/pl", stop)
+            time.sleep(0.1)  # the stop cancels the goal within milliseconds
+            running_goal.ask()
+            assert running_goal.ended.wait(15.0), (
+                f"the result never came; the node's log:\n{proc.output()}")
+            assert stopped()
+    finally:
+        code = proc.stop()
+    assert running_goal.status == GoalStatus.STATUS_ABORTED
+    assert running_goal.result.message.startswith("search cancelled after")
+    assert code == 0 and "Traceback" not in proc.output()
 
 
 class EndedGoal:
