@@ -235,13 +235,13 @@ class OccupancyMap:
     def cells_to_world(self, points: np.ndarray) -> np.ndarray:
         """World coordinates `(n, 2)` of points in cell coordinates: cell (x, y)'s centre is
         the point (x, y), its corners lie at the half-integers."""
-        points = np.asarray(points, dtype=np.float64).reshape(-1, 2)
-        lx = (points[:, 0] + 0.5) * self.resolution
-        ly = (points[:, 1] + 0.5) * self.resolution
-        if self.origin_yaw != 0.0:
-            c, s = math.cos(self.origin_yaw), math.sin(self.origin_yaw)
-            lx, ly = c * lx - s * ly, s * lx + c * ly
-        return np.column_stack((self.origin_x + lx, self.origin_y + ly))
+        from .cell_points import world_points_kernel  # numba: imported by planning only
+
+        points = np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 2)
+        return world_points_kernel(
+            points, float(self.resolution), float(self.origin_x), float(self.origin_y),
+            math.cos(self.origin_yaw), math.sin(self.origin_yaw), self.origin_yaw != 0.0,
+        )
 
 
 def _cell_floor(cells: float) -> int:
@@ -254,14 +254,11 @@ def _cell_floor(cells: float) -> int:
 
 def index_points(indices: np.ndarray | Sequence[int], width: int) -> np.ndarray:
     """The cells (x, y) of flat `indices` on a map `width` cells wide, as an `(n, 2)` float
-    array. The row is a product, not a division: (i + 0.5) / width lies at least 0.5 / width
-    from an integer, far more than the product's rounding error, so the floor is exact; on a
-    path of tens of thousands of cells this is several times faster than `np.divmod`."""
-    flat = np.asarray(indices, dtype=np.int64).reshape(-1)
-    points = np.empty((flat.size, 2))
-    rows = np.floor((flat + 0.5) * (1.0 / width), out=points[:, 1])
-    np.subtract(flat, rows * width, out=points[:, 0])
-    return points
+    array."""
+    from .cell_points import index_points_kernel  # numba: imported by planning only
+
+    flat = np.ascontiguousarray(indices, dtype=np.int64).reshape(-1)
+    return index_points_kernel(flat, int(width))
 
 
 def _whole_numbers(values: np.ndarray, dtype: type, what: str) -> np.ndarray:

@@ -40,6 +40,7 @@ import numpy as np
 
 from grid_planner.jit import njit
 
+from .cell_points import SQUARE_SAFE, polyline_length_kernel
 from .occupancy import index_points
 from .sweep import polyline_costs, segment_walk
 
@@ -219,10 +220,6 @@ def _gradient_run(
     return smooth, False
 
 
-# Lengths whose squares stay well inside the float range (`segment_lengths`).
-_SQUARE_SAFE = (1e-150, 1e150)
-
-
 def segment_lengths(points: np.ndarray) -> np.ndarray:
     """The lengths of the segments of a polyline `(n, 2)`: n - 1 values.
 
@@ -236,17 +233,17 @@ def segment_lengths(points: np.ndarray) -> np.ndarray:
     dy = np.diff(points[:, 1])
     with np.errstate(over="ignore", under="ignore"):
         lengths = np.sqrt(dx * dx + dy * dy)
-    doubtful = ~((lengths >= _SQUARE_SAFE[0]) & (lengths <= _SQUARE_SAFE[1]))
+    doubtful = ~((lengths >= SQUARE_SAFE[0]) & (lengths <= SQUARE_SAFE[1]))
     if doubtful.any():
         lengths[doubtful] = np.hypot(dx[doubtful], dy[doubtful])
     return lengths
 
 
 def polyline_length(points: np.ndarray) -> float:
-    """The length of a polyline `(n, 2)`, in its own units."""
-    if len(points) < 2:
-        return 0.0
-    return float(segment_lengths(points).sum())
+    """The length of a polyline `(n, 2)`, in its own units (the segments' lengths as
+    `segment_lengths` measures them, summed in order)."""
+    return float(polyline_length_kernel(
+        np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 2)))
 
 
 def subdivide(points: np.ndarray, spacing: float = 1.0) -> np.ndarray:

@@ -133,10 +133,17 @@ def test_cell_to_world_to_cell_round_trips(x, y, resolution, ox, oy, yaw):
         assert occupancy.world_to_cell(px, py) == (x, y)
 
 
-def test_indices_to_world_matches_cell_to_world_with_a_rotated_origin():
-    occupancy = OccupancyMap.from_rows(np.zeros((3, 4)), resolution=0.2, origin=(1, -2, 0.7))
+@given(st.floats(1e-3, 10.0), st.floats(-1e4, 1e4), st.floats(-1e4, 1e4),
+       st.sampled_from([0.0, 0.7, -math.pi / 2, 3.0]))
+@settings(max_examples=100, deadline=None)
+def test_indices_to_world_is_cell_to_world_to_the_bit(resolution, ox, oy, yaw):
+    # The compiled pass makes cell_to_world's operations in its order: the same floats.
+    occupancy = OccupancyMap.from_rows(np.zeros((3, 4)), resolution=resolution,
+                                       origin=(ox, oy, yaw))
     expected = [occupancy.cell_to_world(*occupancy.index_cell(i)) for i in range(12)]
-    np.testing.assert_allclose(occupancy.indices_to_world(np.arange(12)), expected)
+    assert occupancy.indices_to_world(np.arange(12)).tolist() == [list(p) for p in expected]
+    every_other = np.repeat(np.arange(12, dtype=np.int32), 2)[::2]  # not int64, strided
+    assert occupancy.indices_to_world(every_other).tolist() == [list(p) for p in expected]
 
 
 @given(st.integers(1, 200_000), st.lists(st.integers(0, 2**40), max_size=50))
