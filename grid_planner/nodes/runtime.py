@@ -326,7 +326,7 @@ def _take_late_result_requests(executor: NodeExecutor, nodes: list[Node]) -> Non
         return max([0.0] + [node.claims_pending() for node in nodes
                             if isinstance(node, ClaimsResults)])
 
-    while (wait := left()) > 0.0:
+    while (wait := left()) > 0.0 and executor.context.ok():
         executor.spin_once(min(wait, CLAIM_POLL_S))
 
 
