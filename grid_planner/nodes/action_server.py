@@ -8,9 +8,9 @@ import time
 
 from rclpy.action import ActionServer
 
-# How long after a goal ends a stopping node still expects its client to ask for the result.
+# How long after a stop ends a goal the node still expects its client to ask for the result.
 # Clients ask as soon as the goal is accepted, so only a request delayed in transit comes
-# later; the stop waits this long at most, and only for goals ended without a request.
+# later; the stop waits this long at most, and only for goals it ended without a request.
 CLAIM_WAIT_S = 1.0
 
 
@@ -24,9 +24,10 @@ class ReadyActionServer(ActionServer):
     once the goal's execution has ended: a server destroyed in between (cleanup, shutdown, a
     signal) lost the result of the goal it had just ended. Here the goal's own execution sends
     the results asked for so far, and `wait_idle` waits for the executions under way. A goal
-    that ends before its client's result request has arrived is remembered for CLAIM_WAIT_S
-    (`claims_pending`, `wait_claimed`), so a stop can take that request before the server goes.
-    Same arguments as ActionServer.
+    that ends while its node does not serve (a stop or a deactivation ended it: the node's
+    `serving` is false) before its client's result request has arrived is remembered for
+    CLAIM_WAIT_S (`claims_pending`, `wait_claimed`), so the stop can take that request before
+    the server goes. Same arguments as ActionServer.
     """
 
     def __init__(self, node, *args, **kwargs) -> None:
@@ -34,26 +35,28 @@ class ReadyActionServer(ActionServer):
         self._results = threading.Condition()
         self._awaited: dict[bytes, list] = {}  # goal id -> result requests not yet answered
         self._unclaimed: dict[bytes, float] = {}  # goal id -> when it ended, no request yet
-        self._executing = 0
+        self._executing: set[bytes] = set()  # goals whose execution is under way
+        self._asked: set[bytes] = set()  # those of them whose result was asked for
         super().__init__(node, *args, **kwargs)
 
     async def _execute_goal(self, execute_callback, goal_handle) -> None:
         goal = bytes(goal_handle.goal_id.uuid)
         with self._results:
-            self._executing += 1
+            self._executing.add(goal)
         try:
             await super()._execute_goal(execute_callback, goal_handle)
         finally:
             with self._results:  # after the result is set: no request is added from now on
                 awaited = self._awaited.pop(goal, [])
-                if not awaited:
+                if goal not in self._asked and not getattr(self._node, "serving", False):
                     self._remember_unclaimed(goal)
             result = self._result_futures.get(goal)
             if result is not None and result.done():
                 for header in awaited:
                     self._send_result_response(header, result)
             with self._results:
-                self._executing -= 1
+                self._executing.discard(goal)
+                self._asked.discard(goal)
                 self._results.notify_all()
 
     async def _execute_get_result_request(self, request_header_and_message) -> None:
@@ -64,6 +67,8 @@ class ReadyActionServer(ActionServer):
             pending = result is not None and not result.done()
             if pending:
                 self._awaited.setdefault(goal, []).append(header)
+            if goal in self._executing:  # answered here or by the execution: not unclaimed
+                self._asked.add(goal)
         try:
             if pending:
                 return
@@ -106,4 +111,4 @@ class ReadyActionServer(ActionServer):
         """Whether every goal execution under way ends (its awaited results sent) within
         `timeout` seconds."""
         with self._results:
-            return self._results.wait_for(lambda: self._executing == 0, timeout)
+            return self._results.wait_for(lambda: not self._executing, timeout)

@@ -9,9 +9,9 @@ The stop, in this order, once:
 1. as soon as the first signal arrives, the watcher calls `begin_shutdown()` on every node that
    has one (`Stoppable`): running searches are cancelled, queued requests are refused;
 2. the executor stops taking new work; callbacks still running finish (bounded by
-   SHUTDOWN_GRACE_S) and their callers get an answer. An action goal the stop ended whose
-   client's result request has not arrived yet (`ClaimsResults`) has it taken and answered
-   for a moment longer;
+   SHUTDOWN_GRACE_S) and their callers get an answer. While an action goal the stop ended
+   still waits for its client's result request (`ClaimsResults`, at most a second), the
+   executor goes on taking callbacks, within the same SHUTDOWN_GRACE_S;
 3. the nodes are destroyed (timers, servers, subscriptions) in reverse order of creation, then
    the executor and the ROS context; the exit code is 0.
 A lifecycle node fits the same protocol: `begin_shutdown()` cancels, `destroy_node()` finalises.
@@ -33,6 +33,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -303,9 +304,10 @@ def _teardown(
     if executor is not None:
         logger = rclpy.logging.get_logger(program)
         logger.info(f"shutting down: {reason}")
+        deadline = time.monotonic() + SHUTDOWN_GRACE_S  # for both waits together
         if executor.wait_running(SHUTDOWN_GRACE_S):
-            _take_late_result_requests(executor, nodes)
-        if not executor.drain(SHUTDOWN_GRACE_S):
+            _take_late_result_requests(executor, nodes, deadline)
+        if not executor.drain(max(0.0, deadline - time.monotonic())):
             logger.warning(
                 f"callbacks still running after {SHUTDOWN_GRACE_S:.0f} s; leaving without them"
             )
@@ -318,15 +320,18 @@ def _teardown(
     rclpy.try_shutdown()
 
 
-def _take_late_result_requests(executor: NodeExecutor, nodes: list[Node]) -> None:
-    """Go on taking callbacks while a goal ended by the stop still expects its client's
-    result request; new work among them is refused, as the node is shutting down."""
+def _take_late_result_requests(
+    executor: NodeExecutor, nodes: list[Node], deadline: float
+) -> None:
+    """Go on taking callbacks (until `deadline`, on the monotonic clock) while a goal ended by
+    the stop still expects its client's result request; new work among them is refused, as
+    the node is shutting down."""
 
     def left() -> float:
         return max([0.0] + [node.claims_pending() for node in nodes
                             if isinstance(node, ClaimsResults)])
 
-    while (wait := left()) > 0.0 and executor.context.ok():
+    while (wait := left()) > 0.0 and executor.context.ok() and time.monotonic() < deadline:
         executor.spin_once(min(wait, CLAIM_POLL_S))
 
 

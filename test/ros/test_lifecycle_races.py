@@ -18,7 +18,7 @@ import rclpy
 from grid_planner_interfaces.action import SolvePuzzle as SolveAction
 from planner_harness import TUTORIAL
 from rcl_interfaces.srv import GetParameters
-from rclpy.action import ActionServer
+from rclpy.action import ActionClient, ActionServer
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.task import Future, Task
@@ -354,3 +354,83 @@ def test_an_action_server_can_answer_from_the_moment_it_joins_its_node():
         if owns_context:
             rclpy.shutdown()
     assert ready_when_added == [False, True]  # rclpy's own, then the nodes'
+
+
+class Serving(Node):
+    """A node whose `serving` the test sets, as the lifecycle nodes' own."""
+
+    serving = True
+
+
+@pytest.mark.parametrize("serving", [True, False])
+def test_only_a_goal_ended_while_not_serving_and_not_asked_about_holds_a_stop(
+    monkeypatch, serving
+):
+    """A stop waits up to CLAIM_WAIT_S for the result request of a goal it ended (the node
+    did not serve). A request taken between rclpy setting the result and the execution's end
+    (widened here to 0.2 s) was answered but the goal still counted as unasked, so the next
+    stop waited a second for nothing; a goal that ended while the node served never holds
+    a stop."""
+    original = ActionServer._execute_goal
+
+    async def widened(self, execute, goal_handle):
+        await original(self, execute, goal_handle)
+        time.sleep(0.2)
+
+    monkeypatch.setattr(ActionServer, "_execute_goal", widened)
+    owns_context = not rclpy.ok()
+    if owns_context:
+        rclpy.init()
+    server_node, client_node = Serving("claims_server"), Node("claims_client")
+    server_node.serving = serving
+    release, ended = threading.Event(), threading.Event()
+
+    def execute(goal_handle):
+        release.wait(10.0)
+        goal_handle.succeed()
+        ended.set()
+        return SolveAction.Result(message="done")
+
+    server = ReadyActionServer(server_node, SolveAction, "claims_probe", execute)
+    stop = threading.Event()
+    executor = NodeExecutor(4, stop=stop.is_set)
+    executor.add_node(server_node)
+    executor.add_node(client_node)
+    spin = threading.Thread(target=executor.spin_until_stopped)
+    spin.start()
+    client = ActionClient(client_node, SolveAction, "claims_probe")
+
+    def run_goal(ask_in_the_window: bool) -> tuple[float, float]:
+        """One goal; its result asked for as it ends, or once it has ended. The seconds a
+        stop would wait before and after the answer."""
+        release.clear()
+        ended.clear()
+        accepted = client.send_goal_async(SolveAction.Goal(board=[1, 0]))
+        assert wait_until(accepted.done, 10.0)
+        release.set()
+        assert ended.wait(10.0)
+        if not ask_in_the_window:
+            assert wait_until(lambda: server.wait_idle(0.0), 10.0)
+        before = server.claims_pending()
+        answer = accepted.result().get_result_async()
+        assert wait_until(answer.done, 10.0)
+        assert wait_until(lambda: server.wait_idle(0.0), 10.0)
+        return before, server.claims_pending()
+
+    try:
+        assert client.wait_for_server(timeout_sec=10.0)
+        _, in_the_window = run_goal(ask_in_the_window=True)
+        late_before, late_after = run_goal(ask_in_the_window=False)
+    finally:
+        stop.set()
+        executor.wake()
+        spin.join(10.0)
+        executor.drain(5.0)
+        executor.shutdown(timeout_sec=0.0)
+        client_node.destroy_node()
+        server_node.destroy_node()
+        if owns_context:
+            rclpy.shutdown()
+    assert in_the_window == 0.0
+    # Asked for only after it had ended: the stop waits for it only when the node did not serve.
+    assert (late_before > 0.0, late_after) == (not serving, 0.0)
