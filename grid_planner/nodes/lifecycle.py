@@ -136,7 +136,8 @@ class ManagedNode(LifecycleNode):
 
     def _release(self) -> None:
         """Run the subclass's cleanup, then destroy every kept entity once the callbacks it
-        had already started have answered (at most CLEANUP_WAIT_S); none starts meanwhile.
+        had already started have answered (at most CLEANUP_WAIT_S) and their last answers
+        have had a moment to be read (`NodeExecutor.linger`); none starts meanwhile.
 
         Before that, an action goal this cleanup ended sends its result from its own execution
         (which no entity's callback counts), and its client's result request, if it has not
@@ -157,6 +158,8 @@ class ManagedNode(LifecycleNode):
                         f"{unfinished} callback(s) still running after {CLEANUP_WAIT_S:.0f} s; "
                         "destroying their services and subscriptions anyway"
                     )
+                elif closing:
+                    self.executor.linger(kept)  # their last answers are read before they go
                 for entity in reversed(kept):
                     self._destroy(entity)
 

@@ -11,7 +11,8 @@ The stop, in this order, once:
 2. the executor stops taking new work; callbacks still running finish (bounded by
    SHUTDOWN_GRACE_S) and their callers get an answer. While an action goal the stop ended
    still waits for its client's result request (`ClaimsResults`, at most a second), the
-   executor goes on taking callbacks, within the same SHUTDOWN_GRACE_S;
+   executor goes on taking callbacks, within the same SHUTDOWN_GRACE_S. The last answers
+   get a moment to be read (`NodeExecutor.linger`) before their writers go;
 3. the nodes are destroyed (timers, servers, subscriptions) in reverse order of creation, then
    the executor and the ROS context; the exit code is 0.
 A lifecycle node fits the same protocol: `begin_shutdown()` cancels, `destroy_node()` finalises.
@@ -314,6 +315,7 @@ def _teardown(
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(0)  # destroying nodes under running callbacks is what breaks
+        executor.linger()
         executor.shutdown(timeout_sec=0.0)
     for node in reversed(nodes):
         node.destroy_node()
