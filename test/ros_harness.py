@@ -21,7 +21,7 @@ from rclpy.executors import ExternalShutdownException, ShutdownException, Single
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
 
-from grid_planner.nodes.executor import InvalidWaits
+from grid_planner.nodes.executor import InvalidWaits, NodeExecutor
 
 BIN_DIR = Path(sys.executable).parent
 # The longest wait of a ClientNode's spin, so that `close` ends it soon.
@@ -253,3 +253,25 @@ def ros_client(name: str = "test_client", domain_id: int | None = None) -> Itera
         client.close()
         if owns_context:
             rclpy.shutdown(context=context)
+
+
+@contextmanager
+def spun(nodes: Sequence[Node], make_executor=NodeExecutor, threads: int = 4) -> Iterator[object]:
+    """Spin `nodes` on `make_executor(threads, stop)` in a thread of its own and yield the
+    executor; after, stop it, let its callbacks end, shut it down and destroy the nodes."""
+    stop = threading.Event()
+    executor = make_executor(threads, stop.is_set)
+    for node in nodes:
+        executor.add_node(node)
+    spinner = threading.Thread(target=executor.spin_until_stopped)
+    spinner.start()
+    try:
+        yield executor
+    finally:
+        stop.set()
+        executor.wake()
+        spinner.join(10.0)
+        executor.drain(5.0)
+        executor.shutdown(timeout_sec=0.0)
+        for node in nodes:
+            node.destroy_node()

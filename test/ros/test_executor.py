@@ -21,7 +21,7 @@ from grid_planner_interfaces.action import SolvePuzzle as SolveAction
 from rcl_interfaces.srv import GetParameters
 from rclpy.action import ActionClient, ActionServer
 from rclpy.node import Node
-from ros_harness import ros_client
+from ros_harness import ros_client, spun
 from std_msgs.msg import String
 
 from grid_planner.nodes.executor import NodeExecutor
@@ -157,33 +157,24 @@ def test_linger_waits_after_the_last_answer_of_what_is_about_to_go(monkeypatch):
     node = rclpy.create_node("lingering")
     answering = node.create_service(SolvePuzzle, "linger_probe", lambda _q, answer: answer)
     idle = node.create_service(SolvePuzzle, "linger_idle", lambda _q, answer: answer)
-    stop = threading.Event()
-    executor = NodeExecutor(2, stop.is_set)
-    executor.add_node(node)
-    spinner = threading.Thread(target=executor.spin_until_stopped)
-    spinner.start()
     slept: list[float] = []
     try:
-        with ros_client("linger_client") as client:
-            service = client.node.create_client(SolvePuzzle, "linger_probe")
-            client.call(service, SolvePuzzle.Request())
-        # A minute long, so the answer is always that recent; the sleeps are only recorded.
-        monkeypatch.setattr(executor_module, "ANSWER_LINGER_S", 60.0)
-        monkeypatch.setattr(executor_module, "time",
-                            type("Clock", (), {"monotonic": time.monotonic,
-                                               "sleep": staticmethod(slept.append)}))
-        executor.linger([idle])
-        nothing_answered = list(slept)
-        executor.linger([answering])
-        executor.linger()
+        with spun([node]) as executor:
+            with ros_client("linger_client") as client:
+                service = client.node.create_client(SolvePuzzle, "linger_probe")
+                client.call(service, SolvePuzzle.Request())
+            # A minute long, so the answer is always that recent; the sleeps are only recorded.
+            monkeypatch.setattr(executor_module, "ANSWER_LINGER_S", 60.0)
+            monkeypatch.setattr(executor_module, "time",
+                                type("Clock", (), {"monotonic": time.monotonic,
+                                                   "sleep": staticmethod(slept.append)}))
+            executor.linger([idle])
+            nothing_answered = list(slept)
+            executor.linger([answering])
+            executor.linger()
+            monkeypatch.undo()
     finally:
         monkeypatch.undo()
-        stop.set()
-        executor.wake()
-        spinner.join(10.0)
-        executor.drain(5.0)
-        executor.shutdown(timeout_sec=0.0)
-        node.destroy_node()
         if owns_context:
             rclpy.shutdown()
     assert nothing_answered == []

@@ -22,7 +22,7 @@ from rclpy.action import ActionClient, ActionServer
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.task import Future, Task
-from ros_harness import ros_client
+from ros_harness import ros_client, spun
 
 from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.nodes.action_server import ReadyActionServer
@@ -141,23 +141,13 @@ class SlowService(ManagedNode):
 
 @contextlib.contextmanager
 def spinning(node: SlowService, make_executor=NodeExecutor) -> Iterator[None]:
-    """Spin `node` on `make_executor(threads, stop)` in a thread of its own; stop, drain and
-    destroy after."""
-    stop = threading.Event()
-    executor = make_executor(4, stop.is_set)
-    executor.add_node(node)
-    spinner = threading.Thread(target=executor.spin_until_stopped)
-    spinner.start()
-    try:
-        yield
-    finally:
-        node.release.set()
-        stop.set()
-        executor.wake()
-        spinner.join(10.0)
-        executor.drain(5.0)
-        executor.shutdown(timeout_sec=0.0)
-        node.destroy_node()
+    """Spin `node` on `make_executor(threads, stop)` in a thread of its own; release its
+    held callbacks, stop, drain and destroy after."""
+    with spun([node], make_executor):
+        try:
+            yield
+        finally:
+            node.release.set()
 
 
 def wait_until(condition, timeout: float = 5.0) -> bool:
@@ -392,12 +382,6 @@ def test_only_a_goal_ended_while_not_serving_and_not_asked_about_holds_a_stop(
         return SolveAction.Result(message="done")
 
     server = ReadyActionServer(server_node, SolveAction, "claims_probe", execute)
-    stop = threading.Event()
-    executor = NodeExecutor(4, stop=stop.is_set)
-    executor.add_node(server_node)
-    executor.add_node(client_node)
-    spin = threading.Thread(target=executor.spin_until_stopped)
-    spin.start()
     client = ActionClient(client_node, SolveAction, "claims_probe")
 
     def run_goal(ask_in_the_window: bool) -> tuple[float, float]:
@@ -418,17 +402,11 @@ def test_only_a_goal_ended_while_not_serving_and_not_asked_about_holds_a_stop(
         return before, server.claims_pending()
 
     try:
-        assert client.wait_for_server(timeout_sec=10.0)
-        _, in_the_window = run_goal(ask_in_the_window=True)
-        late_before, late_after = run_goal(ask_in_the_window=False)
+        with spun([server_node, client_node]):
+            assert client.wait_for_server(timeout_sec=10.0)
+            _, in_the_window = run_goal(ask_in_the_window=True)
+            late_before, late_after = run_goal(ask_in_the_window=False)
     finally:
-        stop.set()
-        executor.wake()
-        spin.join(10.0)
-        executor.drain(5.0)
-        executor.shutdown(timeout_sec=0.0)
-        client_node.destroy_node()
-        server_node.destroy_node()
         if owns_context:
             rclpy.shutdown()
     assert in_the_window == 0.0
