@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .cell_points import index_points_kernel, world_points_kernel
 from .errors import UnsupportedMapError
 
 FREE = 0
@@ -235,8 +236,6 @@ class OccupancyMap:
     def cells_to_world(self, points: np.ndarray) -> np.ndarray:
         """World coordinates `(n, 2)` of points in cell coordinates: cell (x, y)'s centre is
         the point (x, y), its corners lie at the half-integers."""
-        from .cell_points import world_points_kernel  # numba: imported by planning only
-
         points = np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 2)
         return world_points_kernel(
             points, float(self.resolution), float(self.origin_x), float(self.origin_y),
@@ -255,8 +254,6 @@ def _cell_floor(cells: float) -> int:
 def index_points(indices: np.ndarray | Sequence[int], width: int) -> np.ndarray:
     """The cells (x, y) of flat `indices` on a map `width` cells wide, as an `(n, 2)` float
     array."""
-    from .cell_points import index_points_kernel  # numba: imported by planning only
-
     flat = np.ascontiguousarray(indices, dtype=np.int64).reshape(-1)
     return index_points_kernel(flat, int(width))
 

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 
 import rclpy
+from rclpy.action import ActionServer
 from rclpy.exceptions import InvalidHandle
 from rclpy.executors import (
     ConditionReachedException,
@@ -19,6 +20,7 @@ from rclpy.executors import (
     TimeoutException,
 )
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
+from rclpy.service import Service
 from rclpy.task import Future, Task
 
 # How long waits may keep ending on a destroyed entity before the spin gives up (NodeExecutor).
@@ -27,6 +29,8 @@ INVALID_WAITS_LIMIT_S = 2.0
 INVALID_WAIT_PAUSE_S = 0.001
 # How long after the last callback ended its answer's writer is kept (see `linger`).
 ANSWER_LINGER_S = 0.25
+# The entities whose callbacks send answers: services, action servers.
+ANSWERING = (Service, ActionServer)
 
 
 class InvalidWaits:
@@ -97,7 +101,8 @@ class NodeExecutor(Executor):
         self._closed: set[int] = set()
         self._logger = rclpy.logging.get_logger("executor")
         self._invalid_waits = InvalidWaits()
-        # id of an entity (of None for a task) -> when a run of a handler of it last ended.
+        # id of an answering entity (of None for a task) -> when a run of a handler of it
+        # last ended.
         self._last_ended: dict[int, float] = {}
 
     def spin_until_stopped(self) -> None:
@@ -135,20 +140,20 @@ class NodeExecutor(Executor):
                 # rclpy stops offering it.
                 handler.cancel()
                 return
-            running = self._pool.submit(self._run, handler)  # it ends under this lock
+            running = self._pool.submit(self._run, handler, entity)  # it ends under this lock
             self._started[handler] = entity
             self._running.add(running)
         running.add_done_callback(self._forget)
 
-    def _run(self, handler: Task) -> None:
+    def _run(self, handler: Task, entity: object) -> None:
         try:
             handler()
         finally:
             with self._changed:
-                entity = self._started.get(handler)
                 if handler.done():
                     self._started.pop(handler, None)
-                self._last_ended[id(entity)] = time.monotonic()
+                if entity is None or isinstance(entity, ANSWERING):
+                    self._last_ended[id(entity)] = time.monotonic()
                 self._changed.notify_all()
         error = handler.exception() if handler.done() else None
         if error is not None:
@@ -192,8 +197,9 @@ class NodeExecutor(Executor):
                     self._last_ended.pop(key, None)
 
     def linger(self, entities: Iterable[object] | None = None) -> None:
-        """Wait until ANSWER_LINGER_S have passed since the last callback of `entities` (all
-        when None) or a task (an action goal's execution, which sends its result) ended.
+        """Wait until ANSWER_LINGER_S have passed since the last callback of `entities` (every
+        service and action server when None) or a task (an action goal's execution, which
+        sends its result) ended; timers and subscriptions send no answer and do not count.
 
         An answer (a service response, an action result) leaves in the writer's `write`, but
         the reader's side still reads it from the writer's transport: a writer destroyed at
