@@ -41,7 +41,7 @@ def clear_stale_cache(package: Path) -> int:
         return 0
     stale = [*package.rglob("*.nbi"), *package.rglob("*.nbc")]
     for cached in stale:
-        cached.unlink()
+        cached.unlink(missing_ok=True)  # another warming process may have removed it
     stamp.parent.mkdir(exist_ok=True)
     stamp.write_text(digest.hexdigest())
     return len(stale)
@@ -65,6 +65,13 @@ def warm() -> str:
 def main() -> int:
     """Warm the installed copy here and the checkout's in a child process; 1 if either fails."""
     if len(sys.argv) > 1 and sys.argv[1] == "--this-copy":
+        print(warm(), flush=True)
+        return 0
+    import grid_planner
+
+    if Path(grid_planner.__path__[0]).resolve() == (CHECKOUT / "grid_planner").resolve():
+        # A PYTHONPATH made this process import the checkout's copy too: warm it once (two
+        # processes emptying one cache raced on the same files).
         print(warm(), flush=True)
         return 0
     # Without a PYTHONPATH entry the child imports what this process does: the installed copy
