@@ -15,11 +15,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import rclpy
+from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.context import Context
 from rclpy.exceptions import InvalidHandle
 from rclpy.executors import ExternalShutdownException, ShutdownException, SingleThreadedExecutor
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
+from rclpy.waitable import NumberOfEntities, Waitable
 
 from grid_planner.nodes.executor import InvalidWaits, NodeExecutor
 
@@ -102,6 +104,32 @@ def running(
         proc.stop()
 
 
+class WaitWitness(Waitable):
+    """A waitable with nothing to wait on, in every wait set of its node. rclpy asks each
+    waitable whether it is ready only after the wait has ended normally: then it calls
+    `waited`."""
+
+    def __init__(self, waited: Callable[[], None]) -> None:
+        super().__init__(ReentrantCallbackGroup())
+        self._waited = waited
+
+    def is_ready(self, wait_set: object) -> bool:
+        self._waited()
+        return False
+
+    def take_data(self) -> None:
+        return None
+
+    async def execute(self, taken_data: object) -> None:
+        return None
+
+    def get_num_entities(self) -> NumberOfEntities:
+        return NumberOfEntities()
+
+    def add_to_wait_set(self, wait_set: object) -> None:
+        return None
+
+
 class ClientNode:
     """An rclpy node in the test process, spun in a background thread.
 
@@ -110,7 +138,9 @@ class ClientNode:
     pointer is invalid") for an ActionClient. rclpy's own `spin` then ends, silently in a
     daemon thread, and every later call of the test module waits for answers nobody collects
     (it did, after test_puzzle_action's burst of goals). Here that wait is retried instead,
-    as the nodes' executor does (`nodes.executor.InvalidWaits`).
+    as the nodes' executor does (`nodes.executor.InvalidWaits`). rclpy builds its wait set again
+    whenever a node's change wakes it, so a spin_once that raised may have waited normally
+    before: a `WaitWitness` ends the run of invalid waits at every wait that ended normally.
     """
 
     def __init__(self, name: str = "test_client", context: Context | None = None) -> None:
@@ -118,12 +148,14 @@ class ClientNode:
         self.executor = SingleThreadedExecutor(context=context)
         self.executor.add_node(self.node)
         self._closing = threading.Event()
+        self._invalid_waits = InvalidWaits()
+        self.node.add_waitable(WaitWitness(self._invalid_waits.end))
         self._thread = threading.Thread(target=self._spin, daemon=True)
         self._thread.start()
 
     def _spin(self) -> None:
         executor = self.executor
-        invalid_waits = InvalidWaits()
+        invalid_waits = self._invalid_waits
         while executor.context.ok() and not self._closing.is_set():
             try:
                 executor.spin_once(timeout_sec=CLIENT_WAIT_S)
@@ -136,7 +168,6 @@ class ClientNode:
                 continue
             except (ExternalShutdownException, ShutdownException):
                 return
-            invalid_waits.end()
 
     @property
     def spinning(self) -> bool:
