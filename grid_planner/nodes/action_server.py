@@ -23,7 +23,9 @@ class ReadyActionServer(ActionServer):
     AttributeError and was never answered. And rclpy sends a result from a task it schedules
     once the goal's execution has ended: a server destroyed in between (cleanup, shutdown, a
     signal) lost the result of the goal it had just ended. Here the goal's own execution sends
-    the results asked for so far, and `wait_idle` waits for the executions under way. A goal
+    the results asked for so far, and `wait_idle` waits for the executions under way, counted
+    from the moment rclpy schedules them: a goal accepted just before a cleanup, whose
+    execution had not yet started, was not waited for and never answered. A goal
     that ends while its node does not serve (a stop or a deactivation ended it: the node's
     `serving` is false) before its client's result request has arrived is remembered for
     CLAIM_WAIT_S (`claims_pending`, `wait_claimed`), so the stop can take that request before
@@ -39,10 +41,14 @@ class ReadyActionServer(ActionServer):
         self._asked: set[bytes] = set()  # those of them whose result was asked for
         super().__init__(node, *args, **kwargs)
 
+    def notify_execute(self, goal_handle, execute_callback) -> None:
+        if execute_callback is not None or self._execute_callback is not None:
+            with self._results:  # under way from now: the task may start any time later
+                self._executing.add(bytes(goal_handle.goal_id.uuid))
+        super().notify_execute(goal_handle, execute_callback)
+
     async def _execute_goal(self, execute_callback, goal_handle) -> None:
         goal = bytes(goal_handle.goal_id.uuid)
-        with self._results:
-            self._executing.add(goal)
         try:
             await super()._execute_goal(execute_callback, goal_handle)
         finally:
@@ -91,10 +97,12 @@ class ReadyActionServer(ActionServer):
         self._unclaimed[goal] = now
 
     def claims_pending(self) -> float:
-        """Seconds a stop should still wait for result requests: until each goal ended less
-        than CLAIM_WAIT_S ago without one is that old (0.0 when there is none)."""
+        """Seconds a stop should still take requests and tasks: CLAIM_WAIT_S while a goal's
+        execution is under way (it may not have started: its task waits for the executor),
+        else until each goal ended less than CLAIM_WAIT_S ago without a result request is that
+        old (0.0 when there is none)."""
         with self._results:
-            return self._claim_wait_left()
+            return CLAIM_WAIT_S if self._executing else self._claim_wait_left()
 
     def _claim_wait_left(self) -> float:
         now = time.monotonic()

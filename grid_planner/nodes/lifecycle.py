@@ -165,7 +165,7 @@ class ManagedNode(LifecycleNode):
 
     def claims_pending(self) -> float:
         """Seconds a stop should go on taking requests for the results of goals it has just
-        ended (0.0: none is expected)."""
+        ended, and the tasks of goals accepted but not yet executed (0.0: none is expected)."""
         return max([0.0] + [entity.claims_pending() for entity in self._kept
                             if isinstance(entity, ReadyActionServer)])
 

@@ -69,10 +69,12 @@ class Stoppable(Protocol):
 
 @runtime_checkable
 class ClaimsResults(Protocol):
-    """A node whose action goals may end before their clients have asked for the results."""
+    """A node whose action goals may end before their clients have asked for the results, or
+    whose accepted goals' executions still wait for the executor."""
 
     def claims_pending(self) -> float:
-        """Seconds the stop should go on taking result requests (0.0: none is expected)."""
+        """Seconds the stop should go on taking result requests and tasks (0.0: none is
+        expected)."""
 
 
 class Shutdown:
@@ -326,8 +328,9 @@ def _take_late_result_requests(
     executor: NodeExecutor, nodes: list[Node], deadline: float
 ) -> None:
     """Go on taking callbacks (until `deadline`, on the monotonic clock) while a goal ended by
-    the stop still expects its client's result request; new work among them is refused, as
-    the node is shutting down."""
+    the stop still expects its client's result request, or an accepted goal's execution has
+    not yet run (it then ends at once and answers); new work among them is refused, as the
+    node is shutting down."""
 
     def left() -> float:
         return max([0.0] + [node.claims_pending() for node in nodes

@@ -25,7 +25,7 @@ from rclpy.task import Future, Task
 from ros_harness import ros_client, spun
 
 from grid_planner.grid.occupancy import OccupancyMap
-from grid_planner.nodes.action_server import ReadyActionServer
+from grid_planner.nodes.action_server import CLAIM_WAIT_S, ReadyActionServer
 from grid_planner.nodes.conversions import map_to_msg
 from grid_planner.nodes.executor import NodeExecutor
 from grid_planner.nodes.lifecycle import SUCCESS, ManagedNode
@@ -412,3 +412,54 @@ def test_only_a_goal_ended_while_not_serving_and_not_asked_about_holds_a_stop(
     assert in_the_window == 0.0
     # Asked for only after it had ended: the stop waits for it only when the node did not serve.
     assert (late_before > 0.0, late_after) == (not serving, 0.0)
+
+
+def test_a_goal_accepted_just_before_a_cleanup_is_waited_for_and_answered():
+    """rclpy runs an accepted goal's execution from a task it hands the executor; a cleanup
+    that came before that task started waited only for the executions already started,
+    destroyed the server, and the goal's result never came. Here the task starts
+    `task_delay_s` after it was made: the cleanup's wait (and a stop's, `claims_pending`) counts
+    the goal from the moment it was scheduled."""
+    task_delay_s = 0.3
+    owns_context = not rclpy.ok()
+    if owns_context:
+        rclpy.init()
+    server_node, client_node = Serving("accepted_server"), Node("accepted_client")
+    scheduled = threading.Event()
+
+    def accepted(goal_handle) -> None:
+        goal_handle.execute()
+        scheduled.set()
+
+    def execute(goal_handle):
+        goal_handle.succeed()
+        return SolveAction.Result(message="done")
+
+    server = ReadyActionServer(server_node, SolveAction, "accepted_probe", execute,
+                               handle_accepted_callback=accepted)
+    client = ActionClient(client_node, SolveAction, "accepted_probe")
+    try:
+        with spun([server_node, client_node]) as executor:
+            make_task = executor.create_task
+
+            def later(callback, *args, **kwargs):
+                if getattr(callback, "__name__", "") != "_execute_goal":
+                    return make_task(callback, *args, **kwargs)
+                threading.Timer(task_delay_s, make_task, (callback, *args)).start()
+                return None
+
+            executor.create_task = later
+            assert client.wait_for_server(timeout_sec=10.0)
+            sent = client.send_goal_async(SolveAction.Goal(board=[1, 0]))
+            assert wait_until(sent.done, 10.0) and sent.result().accepted
+            answer = sent.result().get_result_async()
+            assert scheduled.wait(10.0)
+            started_or_not = (server.wait_idle(0.0), server.claims_pending())
+            assert server.wait_idle(10.0)  # the cleanup's wait, then the server goes
+            server.destroy()
+            assert wait_until(answer.done, 10.0), "the accepted goal's result never came"
+    finally:
+        if owns_context:
+            rclpy.shutdown()
+    assert started_or_not == (False, CLAIM_WAIT_S)
+    assert answer.result().result.message == "done"
