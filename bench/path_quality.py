@@ -10,10 +10,10 @@ heading change, and the planning time (search plus smoothing) of a second, warm 
 first smoothed plan on a map also prepares the map's clearance masks once (`PlanningGrid.
 sweep_masks`), reported apart as `first_plan_s`.
 
-One query is an anecdote, so the TurtleBot3 map is also planned between DRAWN_QUERIES pairs of
-cells drawn by seed (at least MIN_APART_M apart), and each goal is judged there on the median
-query, with the count of queries that meet it beside. The warehouse keeps its one query: a plan
-on it takes up to half a second a setting. Beside the heading goals of each map's own query
+One query is an anecdote, so each map is also planned between DRAWN_QUERIES pairs of cells
+drawn by seed (at least MIN_APART_M apart), once a setting, and each goal is judged there on
+the median query, with the count of queries that meet it beside. Beside the heading goals of
+each map's own query
 stands the least heading change any 8-connected path between its cells needs
 (`fewest_turns.py`): where a third of the 4-connected path's turning is below it, no planner
 meets the goal.
@@ -46,11 +46,13 @@ SETTINGS = (
     ("cost-aware 8-connected", "inflation", 8, "none"),
     ("cost-aware 8-connected + shortcut", "inflation", 8, "shortcut"),
     ("cost-aware 8-connected + gradient", "inflation", 8, "gradient"),
+    ("cost-aware 4-connected + shortcut", "inflation", 4, "shortcut"),
 )
 # The smoothed rows are judged against these.
 SHORTEST_ROW = "8-connected raw"
 STAIRCASE_ROWS = ("4-connected raw", "cost-aware 4-connected")
-JUDGED_ROWS = ("cost-aware 8-connected + shortcut", "cost-aware 8-connected + gradient")
+JUDGED_ROWS = ("cost-aware 8-connected + shortcut", "cost-aware 8-connected + gradient",
+               "cost-aware 4-connected + shortcut")
 LENGTH_SLACK = 1.10
 HEADING_SHARE = 1.0 / 3.0
 DRAWN_QUERIES = 41  # odd: the median is one query's
@@ -84,18 +86,21 @@ def _grids(occupancy: OccupancyMap) -> dict[str, PlanningGrid]:
                                 **INFLATION) for model in ("uniform", "inflation")}
 
 
-def _rows(grids: dict[str, PlanningGrid], start: tuple, goal: tuple) -> list[dict]:
+def _rows(grids: dict[str, PlanningGrid], start: tuple, goal: tuple,
+          runs: int = 2) -> list[dict]:
+    """Each setting's path between `start` and `goal`, planned `runs` times (the last is
+    measured)."""
     rows = []
     for name, model, connectivity, smoothing in SETTINGS:
         grid = grids[model]
         times = []
-        for _ in range(2):
+        for _ in range(runs):
             began = time.perf_counter()
             found = plan(grid, start, goal, "astar", connectivity=connectivity,
                          smoothing=smoothing)
             times.append(time.perf_counter() - began)
         rows.append({"setting": name, "cost_model": model, "connectivity": connectivity,
-                     "smoothing": smoothing, "first_plan_s": times[0], "plan_s": times[1],
+                     "smoothing": smoothing, "first_plan_s": times[0], "plan_s": times[-1],
                      "poses": len(found.poses),
                      **path_quality(grid, found.points).to_dict()})
     return rows
@@ -167,11 +172,28 @@ def _spread(values: np.ndarray, digits: int, unit: str = "") -> str:
     return f"median {middle} ({low}-{high})"
 
 
+def _out_of_reach(least: float, staircase_turning: float) -> bool:
+    """Whether no 8-connected path, turning at least `least` degrees, turns under a third of
+    `staircase_turning` (a path that turns nowhere meets the goal where neither turns)."""
+    return least >= HEADING_SHARE * staircase_turning and least > 0.0
+
+
 def drawn(grids: dict[str, PlanningGrid]) -> dict:
     """The judged rows over DRAWN_QUERIES drawn queries: per row and goal, the measures'
-    spread, how many queries meet the goal, and whether the median query does."""
-    queries = _drawn_queries(grids["uniform"], DRAWN_QUERIES, DRAWN_SEED)
-    measures = [_measures(_rows(grids, start, goal)) for start, goal in queries]
+    spread, how many queries meet the goal, whether the median query does, and for the
+    heading goals on how many queries no 8-connected path could (`fewest_turns.py`)."""
+    plain = grids["uniform"]
+    queries = _drawn_queries(plain, DRAWN_QUERIES, DRAWN_SEED)
+    measures, reach = [], {staircase: 0 for staircase in STAIRCASE_ROWS}
+    for start, goal in queries:
+        rows = _rows(grids, start, goal, runs=1)
+        measures.append(_measures(rows))
+        least = fewest_turns_deg(~plain.blocked_mask, plain.width, start, goal)
+        turning = {row["setting"]: row["heading_change_deg"] for row in rows}
+        for staircase in STAIRCASE_ROWS:
+            reach[staircase] += _out_of_reach(least, turning[staircase])
+    beyond = ["", "", *(f"; no 8-connected path meets it on {reach[staircase]}"
+                        for staircase in STAIRCASE_ROWS)]
     verdicts = []
     for name in JUDGED_ROWS:
         per_query = [found[name] for found in measures]
@@ -182,11 +204,11 @@ def drawn(grids: dict[str, PlanningGrid]) -> dict:
                     for staircase in STAIRCASE_ROWS]
         met = np.array([[holds for _goal, holds in _goals(m)] for m in per_query])
         goals = [goal for goal, _holds in _goals(per_query[0])]
-        for goal, meets, spread in zip(goals, met.T, spreads, strict=True):
+        for goal, meets, spread, out in zip(goals, met.T, spreads, beyond, strict=True):
             # With an odd count the median query meets a goal when more than half do.
             verdicts.append({
                 "setting": name, "goal": goal, "holds": bool(2 * meets.sum() > len(queries)),
-                "measured": f"{int(meets.sum())} of {len(queries)} queries; {spread}",
+                "measured": f"{int(meets.sum())} of {len(queries)} queries; {spread}{out}",
             })
     return {"count": len(queries), "seed": DRAWN_SEED, "min_apart_m": MIN_APART_M,
             "verdicts": verdicts}
@@ -204,8 +226,7 @@ def run(quick: bool) -> dict:
         least = fewest_turns_deg(~plain.blocked_mask, plain.width, start, goal)
         entry = {"name": name, "title": title, "start": list(start), "goal": list(goal),
                  "rows": rows, "fewest_turns_deg": least, "verdicts": judge(rows, least)}
-        if query is None:
-            entry["drawn"] = drawn(grids)
+        entry["drawn"] = drawn(grids)
         maps.append(entry)
     return {"profile": {"robot_radius": ROBOT_RADIUS, **INFLATION}, "maps": maps}
 
