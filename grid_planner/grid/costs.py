@@ -53,8 +53,11 @@ INSCRIBED = 253
 LETHAL = 254
 NO_INFORMATION = 255
 
-# Slack when comparing squared cell distances with a radius (0.15 m at 0.05 m is 3 cells).
-RADIUS_SLACK_CELLS2 = 1e-6
+# Relative slack when a length in metres becomes cells (0.15 m at 0.05 m is 3 cells). A map
+# that comes over ROS carries its resolution as a float32, 0.05 as 0.0500000007, so without it
+# 0.3 m read 5.9999999 cells (a goal 0.3 m from a wall passed a 0.3 m robot) and 0.15 m
+# 2.9999999; float32 rounds a value by at most 6e-8 of itself.
+CELL_SLACK = 1e-6
 # How far (cells) a costmap's inscribed band is measured from its lethal cells, for the
 # inflated-start rule; deeper band cells all read this depth.
 COSTMAP_BAND_SCAN_CELLS = 8
@@ -65,7 +68,7 @@ def radius_limit_cells2(radius: float, resolution: float) -> float:
     """The largest squared cell distance (cells^2) that counts as "within `radius` metres"."""
     if radius <= 0.0:
         return 0.0
-    return (radius / resolution) ** 2 + RADIUS_SLACK_CELLS2
+    return (radius / resolution * (1.0 + CELL_SLACK)) ** 2
 
 
 def obstacle_distance2(obstacles: np.ndarray, max_offset: int) -> np.ndarray:

@@ -14,19 +14,17 @@ import numpy as np
 
 from grid_planner.report import decimal
 
+from .costs import CELL_SLACK
 from .errors import GoalOccupied, NoValidPathFound
 from .occupancy import UNKNOWN
 from .planning_grid import PlanningGrid
-
-# Slack when turning a tolerance in metres into whole cells (0.15 m at 0.05 m is 3 cells).
-_TOLERANCE_SLACK = 1e-9
 
 
 def tolerance_window_cells(tolerance: float, resolution: float) -> int:
     """The half-width in cells of the tolerance window: floor(tolerance / resolution)."""
     if not (math.isfinite(tolerance) and tolerance >= 0.0):
         raise ValueError(f"goal tolerance must be a finite number >= 0 m, got {tolerance}")
-    return math.floor(tolerance / resolution + _TOLERANCE_SLACK)
+    return math.floor(tolerance / resolution * (1.0 + CELL_SLACK))
 
 
 def describe_cell(grid: PlanningGrid, index: int) -> str:

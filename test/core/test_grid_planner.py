@@ -285,12 +285,36 @@ def test_a_start_cell_that_is_not_two_whole_numbers_is_refused_by_role(start):
     assert str(error.value) == f"start cell must hold integers, got {start!r}"
 
 
+# 0.05 as a map message carries it (float32).
+RECEIVED_0_05 = float(np.float32(0.05))
+
+
 def test_tolerance_in_metres_rounds_down_to_whole_cells_with_float_slack():
     assert targets.tolerance_window_cells(0.15, 0.05) == 3
     assert targets.tolerance_window_cells(0.149, 0.05) == 2
     assert targets.tolerance_window_cells(0.0, 0.05) == 0
     with pytest.raises(ValueError):
         targets.tolerance_window_cells(-0.1, 0.05)
+    # A map over ROS carries its resolution as a float32: 0.05 arrives as 0.0500000007, and
+    # these gave 2 and 9 cells.
+    assert targets.tolerance_window_cells(0.15, RECEIVED_0_05) == 3
+    assert targets.tolerance_window_cells(0.5, RECEIVED_0_05) == 10
+
+
+@pytest.mark.parametrize("model", ["uniform", "inflation"])
+@pytest.mark.parametrize("radius", [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5])
+def test_a_resolution_received_as_float32_inflates_as_the_exact_one(model, radius):
+    """A 0.3 m robot on a map received over ROS (resolution 0.0500000007) left the cells
+    exactly 0.3 m from an obstacle free, where the same map read from its file blocks them."""
+    values = np.zeros(25 * 25, dtype=np.int8)
+    values[12 * 25 + 12] = 100
+    exact, received = (PlanningGrid(OccupancyMap(25, 25, resolution, values),
+                                    robot_radius=radius, cost_model=model)
+                       for resolution in (0.05, RECEIVED_0_05))
+    reach = round(radius / 0.05)
+    blocked = exact.blocked_mask.reshape(25, 25)
+    assert (blocked[12, 12 + reach], blocked[12, 13 + reach]) == (True, False)
+    np.testing.assert_array_equal(received.blocked_mask, exact.blocked_mask)
 
 
 # --- the inflated band ------------------------------------------------------------------------
