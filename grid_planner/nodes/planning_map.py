@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from rclpy.parameter import Parameter
 
 from grid_planner.grid.components import Region
-from grid_planner.grid.errors import UnsupportedMapError
+from grid_planner.grid.errors import PlannerCancelled, UnsupportedMapError
 from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.grid.patching import (
     MapPatch,
@@ -29,6 +29,8 @@ from grid_planner.grid.planning_grid import PlanningGrid
 from grid_planner.nodes.conversions import header_frame
 from grid_planner.nodes.map_input import map_size, message_to_map
 
+# How often a plan waiting for its grid's build checks its cancel event.
+CANCEL_POLL_S = 0.02
 # The parameters that decide how far a grid inflates the map (max_inflation_cells bounds it).
 INFLATION_PARAMETERS = frozenset(
     {"robot_radius", "inflation_radius", "cost_model", "max_inflation_cells"}
@@ -182,16 +184,23 @@ class PlanningMap:
     One grid is kept per settings in use (the flat parameters and each configured planner's,
     at most MAX_GRIDS), so planners with different settings do not rebuild each other's grid.
     Patches (`apply`) replace the map and every grid with patched copies: a plan that already
-    holds a grid keeps planning on it.
+    holds a grid keeps planning on it. A grid made on first use (`grid`) is built in a thread
+    of its own, outside the lock: plans on other grids, maps and patches go on meanwhile (they
+    waited up to a second on a 4096^2 map), and a plan cancelled while it waits stops waiting.
+    A new map or a patch waits for the builds under way, as it waited for the lock before.
     """
 
     MAX_GRIDS = 4
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        # Notified when a build ends: maps and patches wait for the builds of the map they
+        # replace, so that those grids are carried over instead of built again.
+        self._built = threading.Condition(self._lock)
         self._map: OccupancyMap | None = None
         self._stamp_ns = 0
         self._grids: dict[GridSettings, PlanningGrid] = {}
+        self._builds: dict[GridSettings, _Build] = {}  # grids being built for the map in use
 
     def apply(self, patch: MapPatch, stamp_ns: int,
               timings: dict[str, float] | None = None) -> None:
@@ -199,7 +208,8 @@ class PlanningMap:
         reason, everything unchanged, when it comes before any full map, is older than the
         full map or does not fit. A patch that changes nothing (a costmap sends its updated
         bounds every cycle) keeps the map and every grid, at the cost of its window."""
-        with self._lock:
+        with self._built:
+            self._built.wait_for(self._no_builds)
             self._patchable(stamp_ns)
             patch.check(self._map)
             if not patch.changes(self._map):
@@ -235,7 +245,8 @@ class PlanningMap:
         the new map by preparing only that box again (`patching.regrid`) when that is cheaper,
         so a costmap sent again unchanged costs a comparison, not a build. Called from one
         thread at a time (the map callbacks); plans keep their grids meanwhile."""
-        with self._lock:
+        with self._built:
+            self._built.wait_for(self._no_builds)
             before, previous = self._map, dict(self._grids)
         grids: dict[GridSettings, PlanningGrid] = {}
         # Every grid kept is of the map in use: the maps are compared once for all of them.
@@ -252,6 +263,9 @@ class PlanningMap:
             self._map, self._grids, self._stamp_ns = occupancy, grids, stamp_ns
         return grids[settings], region
 
+    def _no_builds(self) -> bool:
+        return not self._builds
+
     def peek(self, settings: GridSettings) -> PlanningGrid | None:
         """The grid under `settings` if one is made already (None otherwise; never builds)."""
         with self._lock:
@@ -262,15 +276,54 @@ class PlanningMap:
         with self._lock:
             self._map, self._grids = None, {}
 
-    def grid(self, settings: GridSettings) -> PlanningGrid | None:
-        """The grid of the current map under `settings` (built on first use)."""
+    def grid(
+        self, settings: GridSettings, cancel: threading.Event | None = None
+    ) -> PlanningGrid | None:
+        """The grid of the current map under `settings` (None before any map), built on first
+        use. The build's own errors are raised; PlannerCancelled once `cancel` is set while
+        the grid is still being built (the build goes on, and its grid is kept for the next
+        plan). A grid whose map was replaced during its build is returned but not kept."""
         with self._lock:
-            if self._map is None:
+            occupancy = self._map
+            if occupancy is None:
                 return None
             grid = self._grids.get(settings)
-            if grid is None:
-                grid = settings.build(self._map)
+            if grid is not None:
+                return grid
+            build = self._builds.get(settings)
+            if build is None or build.occupancy is not occupancy:
+                build = self._builds[settings] = _Build(occupancy)
+                threading.Thread(target=self._build, args=(settings, build),
+                                 name="grid_build", daemon=True).start()
+        while not build.done.wait(CANCEL_POLL_S):
+            if cancel is not None and cancel.is_set():
+                raise PlannerCancelled("cancelled while the planning grid was being prepared")
+        if build.error is not None:
+            raise build.error
+        return build.grid
+
+    def _build(self, settings: GridSettings, build: _Build) -> None:
+        """Build `build`'s grid; keep it if its map is still the one in use."""
+        try:
+            build.grid = settings.build(build.occupancy)
+        except Exception as error:  # raised to every caller waiting for it
+            build.error = error
+        with self._built:
+            if self._builds.get(settings) is build:
+                del self._builds[settings]
+            if build.grid is not None and self._map is build.occupancy:
                 if len(self._grids) >= self.MAX_GRIDS:
                     self._grids.pop(next(iter(self._grids)))
-                self._grids[settings] = grid
-            return grid
+                self._grids[settings] = build.grid
+            self._built.notify_all()
+        build.done.set()
+
+
+class _Build:
+    """One grid being built, for the callers waiting for it."""
+
+    def __init__(self, occupancy: OccupancyMap) -> None:
+        self.occupancy = occupancy
+        self.done = threading.Event()
+        self.grid: PlanningGrid | None = None
+        self.error: Exception | None = None

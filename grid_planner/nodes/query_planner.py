@@ -106,7 +106,7 @@ class QueryPlanner:
                 Codes.INVALID_PLANNER,
                 f"unknown algorithm {algorithm!r}; choose one of {', '.join(GRID_ALGORITHMS)}",
             )
-        grid = self._maps.grid(node.grid_settings(query.planner_id))
+        grid = self._maps.grid(node.grid_settings(query.planner_id), cancel)
         if grid is None:
             raise QueryError(Codes.NO_MAP, "the map was released")
         tolerance = value("goal_tolerance") if query.tolerance < 0.0 else query.tolerance

@@ -1,11 +1,15 @@
 """planner_node's PlanningMap (no DDS; it lives with the nodes): patches applied to every grid it
-keeps, through one patched map, and a patch that changes nothing keeps the map and its grids."""
+keeps, through one patched map, and a patch that changes nothing keeps the map and its grids;
+a grid built on first use holds up nobody else."""
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 
 from grid_planner.grid.costs import costmap_value
+from grid_planner.grid.errors import PlannerCancelled
 from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.grid.patching import MapPatch
 from grid_planner.nodes.planning_map import GridSettings, PlanningMap
@@ -46,3 +50,78 @@ def test_a_patch_that_changes_nothing_keeps_the_map_and_its_grids() -> None:
     maps.apply(MapPatch(0, 0, 10, 2, costmap_value(window)), 3)
     assert maps.current is not before[0]
     assert maps.current.raw_costs[5] == 198
+
+
+SLOW = GridSettings(65, False, 0.3)
+
+
+class GatedBuilds:
+    """GridSettings.build, where a build under SLOW waits until `release` is set."""
+
+    def __init__(self, monkeypatch) -> None:
+        self.release, self.started = threading.Event(), threading.Event()
+        build = GridSettings.build
+
+        def gated(settings, occupancy, timings=None):
+            if settings == SLOW:
+                self.started.set()
+                assert self.release.wait(30.0)
+            return build(settings, occupancy, timings)
+
+        monkeypatch.setattr(GridSettings, "build", gated)
+
+
+def in_thread(call) -> tuple[threading.Thread, list]:
+    """Start `call` in a thread; the list gets its result, or the exception it raised."""
+    out: list = []
+
+    def run() -> None:
+        try:
+            out.append(call())
+        except Exception as error:
+            out.append(error)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, out
+
+
+def test_a_grid_being_built_holds_up_neither_other_callers_nor_a_cancelled_plan(monkeypatch):
+    """A planner's grid was built under the map's lock: every plan of every planner, the
+    current map and a cancel waited for it (up to a second on a 4096^2 map). The build here
+    waits for the test, so each call below returns only if it does not wait for the build."""
+    maps = planning_map()
+    gate = GatedBuilds(monkeypatch)
+    first, built = in_thread(lambda: maps.grid(SLOW))
+    assert gate.started.wait(10.0)
+    cancel = threading.Event()
+    cancel.set()
+    for call in (lambda: maps.current, lambda: maps.grid(UNIFORM),
+                 lambda: maps.grid(SLOW, cancel)):
+        thread, out = in_thread(call)
+        thread.join(10.0)
+        assert out, "a call waited for another settings' build"
+    assert isinstance(out[0], PlannerCancelled)
+    assert maps.peek(SLOW) is None
+    gate.release.set()
+    first.join(10.0)
+    assert built and maps.peek(SLOW) is built[0]  # kept for the next plan
+
+
+def test_a_patch_waits_for_a_build_and_patches_its_grid(monkeypatch):
+    maps = planning_map()
+    gate = GatedBuilds(monkeypatch)
+    first, built = in_thread(lambda: maps.grid(SLOW))
+    assert gate.started.wait(10.0)
+    raw = np.full(6, 254, dtype=np.uint8)
+    patching, patched = in_thread(lambda: maps.apply(MapPatch(10, 10, 3, 2,
+                                                              costmap_value(raw), raw), 2))
+    patching.join(0.5)
+    assert not patched  # it waits for the build, as it waited for the lock
+    gate.release.set()
+    for thread in (first, patching):
+        thread.join(10.0)
+    assert patched == [None]
+    grid = maps.peek(SLOW)
+    assert grid is not built[0] and grid.map is maps.current
+    assert grid.lethal_mask.reshape(30, 40)[10:12, 10:13].all()
