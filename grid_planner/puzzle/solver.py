@@ -10,7 +10,8 @@ LIMIT_REACHED=4) and whose `message` says why, so the ROS node and the CLI only 
 
 `auto` (the default, also for empty names) picks the fastest optimal solver the board allows
 (`choose`): IDA* with the exact table on boards up to 3x3, with the 6-6-3 pattern database on
-4x4 goals with the blank in a corner, with linear_conflict elsewhere. The algorithms are those
+4x4 goals with the blank in a corner, elsewhere with manhattan on the compiled kernel (with
+linear_conflict, which has no compiled form, where numba is missing). The algorithms are those
 the registry (`grid_planner.search.registry`) offers for the puzzle. IDA* with `manhattan`,
 `table` or `pdb` runs compiled (`compiled_idastar`, the registry's puzzle kernel) when numba
 is available, with the same results and counts as the reference `grid_planner.search.idastar`;
@@ -27,6 +28,7 @@ import dataclasses
 import operator
 import time
 
+from ..jit import NUMBA_AVAILABLE
 from ..jit.backend import BackendError, check_backend, resolve_backend
 from ..search import (
     DEPTH_LIMIT_BOUND,
@@ -76,11 +78,16 @@ def default_depth_limit(side: int) -> int:
     return KNOWN_DIAMETERS.get(side, side**3)
 
 
-def choose(algorithm: str, heuristic: str, goal: bytes) -> tuple[str, str, tuple[str, ...]]:
+def choose(
+    algorithm: str, heuristic: str, goal: bytes, compiled: bool = False
+) -> tuple[str, str, tuple[str, ...]]:
     """(algorithm, heuristic, the names `auto` chose) for a request; empty means auto.
 
     `auto` as the algorithm is IDA*; `auto` as the heuristic is the strongest one for the goal
-    (`best_heuristic`), or "" for an uninformed algorithm. Explicit names are kept as given.
+    (`best_heuristic`), or "" for an uninformed algorithm; where that one has no compiled form
+    (linear_conflict) and `compiled` (the kernel runs this request), `manhattan` on the
+    compiled kernel instead: it expands 5-11x more nodes than linear_conflict on 5x5 boards but
+    runs them 15-25x faster. Explicit names are kept as given.
     """
     chosen = []
     if algorithm in ("", AUTO):
@@ -92,6 +99,9 @@ def choose(algorithm: str, heuristic: str, goal: bytes) -> tuple[str, str, tuple
         if info is not None and info.informed:
             heuristic = best_heuristic(goal)
             chosen.append("heuristic")
+            if (compiled and info.kernel(PUZZLE) is not None
+                    and heuristic not in FAST_HEURISTIC_KINDS):
+                heuristic = "manhattan"
     return algorithm, heuristic, tuple(chosen)
 
 
@@ -190,7 +200,10 @@ def solve(
     )
     try:
         outcome.goal = parse_goal(goal, side)
-        algorithm, heuristic, outcome.auto = choose(algorithm, heuristic, bytes(outcome.goal))
+        algorithm, heuristic, outcome.auto = choose(
+            algorithm, heuristic, bytes(outcome.goal),
+            compiled=NUMBA_AVAILABLE and backend in ("auto", "numba"),
+        )
         outcome.algorithm, outcome.heuristic = algorithm, heuristic
         info = offered(PUZZLE, algorithm)
         depth = _check_request(info, algorithm, heuristic, max_depth)
