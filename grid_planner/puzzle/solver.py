@@ -25,6 +25,7 @@ solve loads the kernels in its set-up, so no planning time pays for that).
 from __future__ import annotations
 
 import dataclasses
+import math
 import operator
 import time
 
@@ -152,6 +153,11 @@ def _search(
         depth_limit = depth or default_depth_limit(side)
         if budget is not None and budget.max_depth is not None:
             depth_limit = min(depth_limit, budget.max_depth)
+        if depth_limit >= math.factorial(side * side) // 2 - 1:
+            # No path that repeats no board is longer, so the limit cuts nothing; searched
+            # without it, DFS never expands a board twice (with one of 150,000 on 3x3 it
+            # expanded boards again whenever it reached them higher, for minutes).
+            depth_limit = None
         options = {info.depth_option: depth_limit}
     return info(problem, budget, **options), depth_limit
 
