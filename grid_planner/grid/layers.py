@@ -156,7 +156,8 @@ def inflation_table(
     """
     distance2 = np.arange((scan + 1) ** 2 + 1)
     distance = np.sqrt(distance2.astype(np.float64)) * resolution
-    scaled = MAX_NON_OBSTACLE * np.exp(-cost_scaling_factor * (distance - robot_radius))
+    with np.errstate(over="ignore"):  # a huge factor overflows within the inscribed radius
+        scaled = MAX_NON_OBSTACLE * np.exp(-cost_scaling_factor * (distance - robot_radius))
     inscribed = distance2 <= radius_limit_cells2(robot_radius, resolution)
     reach = ~inscribed & (distance2 <= radius_limit_cells2(inflation_radius, resolution))
     table = np.where(reach, scaled, FREE_COST).astype(np.uint8)

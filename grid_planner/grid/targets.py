@@ -19,12 +19,17 @@ from .errors import GoalOccupied, NoValidPathFound
 from .occupancy import UNKNOWN
 from .planning_grid import PlanningGrid
 
+# The widest tolerance window, in cells each way: beyond every map's side.
+MAX_WINDOW_CELLS = 1 << 31
+
 
 def tolerance_window_cells(tolerance: float, resolution: float) -> int:
-    """The half-width in cells of the tolerance window: floor(tolerance / resolution)."""
+    """The half-width in cells of the tolerance window: floor(tolerance / resolution), at most
+    MAX_WINDOW_CELLS (wider than any map: 1e308 m overflowed to an infinite count)."""
     if not (math.isfinite(tolerance) and tolerance >= 0.0):
         raise ValueError(f"goal tolerance must be a finite number >= 0 m, got {tolerance}")
-    return math.floor(tolerance / resolution * (1.0 + CELL_SLACK))
+    cells = tolerance / resolution * (1.0 + CELL_SLACK)
+    return MAX_WINDOW_CELLS if cells >= MAX_WINDOW_CELLS else math.floor(cells)
 
 
 def describe_cell(grid: PlanningGrid, index: int) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -75,6 +76,18 @@ def test_the_grid_inflation_layer_at_the_edges_of_its_bands():
     assert grid.raw_costs.tolist() == expected
     assert expected[3:6] == [186, 138, 102]  # hand-computed: 252 exp(-3 (d - 0.2))
     assert grid.blocked_mask.tolist() == [True] * 3 + [False] * 9
+
+
+def test_a_huge_scaling_factor_leaves_only_the_inscribed_band_and_warns_nothing():
+    # exp(-1e308 (d - r)) overflowed inside the radius: numpy printed a RuntimeWarning.
+    values = np.zeros((1, 6), dtype=np.int8)
+    values[0, 0] = 100
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        grid = PlanningGrid(OccupancyMap.from_rows(values, resolution=0.1), robot_radius=0.2,
+                            cost_model="inflation", inflation_radius=0.55,
+                            cost_scaling_factor=1e308)
+    assert grid.raw_costs.tolist() == [254, 253, 253, 0, 0, 0]
 
 
 @given(random_grids(max_side=9), st.sampled_from((0.0, 1.0, 2.5)), st.sampled_from((1.0, 3.0)))

@@ -299,6 +299,9 @@ def test_tolerance_in_metres_rounds_down_to_whole_cells_with_float_slack():
     # these gave 2 and 9 cells.
     assert targets.tolerance_window_cells(0.15, RECEIVED_0_05) == 3
     assert targets.tolerance_window_cells(0.5, RECEIVED_0_05) == 10
+    # 1e308 m over 0.05 m overflowed to an infinite count: OverflowError, a traceback.
+    assert targets.tolerance_window_cells(1e308, 0.05) == targets.MAX_WINDOW_CELLS
+    assert targets.tolerance_window_cells(1.0, 5e-324) == targets.MAX_WINDOW_CELLS
 
 
 @pytest.mark.parametrize("model", ["uniform", "inflation"])
