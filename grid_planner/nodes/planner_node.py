@@ -209,7 +209,9 @@ class PlannerNode(ManagedNode):
         self._gate.close(self.refusal())
         self._poses.cancel()
         if self._actions is not None:
-            self._actions.stop("the planner was deactivated", DEACTIVATE_WAIT_S)
+            reason = ("the planner is shutting down" if self.shutting_down
+                      else "the planner was deactivated")
+            self._actions.stop(reason, DEACTIVATE_WAIT_S)
         self._gate.wait_idle(DEACTIVATE_WAIT_S)
         self._replanner.stop()
         if self._goal_sub is not None:

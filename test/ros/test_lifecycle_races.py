@@ -463,3 +463,24 @@ def test_a_goal_accepted_just_before_a_cleanup_is_waited_for_and_answered():
             rclpy.shutdown()
     assert started_or_not == (False, CLAIM_WAIT_S)
     assert answer.result().result.message == "done"
+
+
+@pytest.mark.parametrize(("end", "reason"), [("deactivate", "the planner was deactivated"),
+                                             ("shutdown", "the planner is shutting down")])
+def test_goals_ended_by_a_transition_are_told_which(managed_planner, end, reason):
+    """A goal running at a shutdown transition was told that the planner was deactivated."""
+    node = managed_planner
+    assert node.trigger_configure() == SUCCESS
+    assert node.trigger_activate() == SUCCESS
+    told: list[str] = []
+    actions = node._actions
+    stop = actions.stop
+
+    def telling(why: str, wait: float) -> None:
+        told.append(why)
+        stop(why, wait)
+
+    actions.stop = telling
+    transition = node.trigger_deactivate if end == "deactivate" else node.trigger_shutdown
+    assert transition() == SUCCESS
+    assert told == [reason]
