@@ -21,7 +21,7 @@ from grid_planner.nodes.plan_query import Codes, PlanAnswer, PlanQuery, QueryErr
 if TYPE_CHECKING:
     from grid_planner.nodes.planner_node import PlannerNode
 
-WAITING_FOR_START = "start pose (initialpose, amcl_pose or TF)"
+WAITING_FOR_START = "start pose"  # what a pending goal waits for, beside "map"
 
 
 class PoseInputs:
@@ -38,6 +38,7 @@ class PoseInputs:
         self.frames = FrameResolver(None)
         self._worker: LatestJobWorker | None = None
         self._listener = None
+        self._start_topics: tuple[str, ...] = ("initialpose", "amcl_pose")
 
     def open(self) -> None:
         """Start the goal worker and, where wanted and installed, the TF listener."""
@@ -47,6 +48,10 @@ class PoseInputs:
             self._listener = getattr(self._node, "_tf_listener", None)
         self.frames = FrameResolver(buffer)
         self._worker = LatestJobWorker("goal_planner")
+        # The start topics the node subscribes (Nav2's launch files turn initialpose off).
+        self._start_topics = (("initialpose", "amcl_pose")
+                              if self._node.get_parameter("subscribe_initialpose").value
+                              else ("amcl_pose",))
 
     def close(self) -> None:
         """Stop the worker and the TF listener; forget the start and the goal."""
@@ -79,9 +84,8 @@ class PoseInputs:
     @property
     def start_source(self) -> str:
         """Where the current start comes from, for the ready line."""
-        if self.frames.buffer is not None:
-            return "TF, else initialpose/amcl_pose"
-        return "initialpose/amcl_pose (no TF)"
+        topics = "/".join(self._start_topics)
+        return f"TF, else {topics}" if self.frames.buffer is not None else f"{topics} (no TF)"
 
     # --- messages -------------------------------------------------------------------------------
 
@@ -136,7 +140,9 @@ class PoseInputs:
             self.plan_active_goal(why, supersede)
             return
         if newly_waiting:
-            self._node.get_logger().info(f"goal pending: waiting for a {missing}")
+            waiting = (missing if missing == "map" else
+                       f"start pose ({', '.join(self._start_topics)} or TF)")
+            self._node.get_logger().info(f"goal pending: waiting for a {waiting}")
         if missing is not None:
             return
         self._node.get_logger().debug(f"planning the active goal: {why}")
@@ -204,7 +210,7 @@ class PoseInputs:
             start = self._start
         if start is None:
             raise QueryError(
-                Codes.NO_START, "no start pose yet: publish initialpose or amcl_pose, or set "
-                "use_start in the request",
+                Codes.NO_START, f"no start pose yet: publish {' or '.join(self._start_topics)}, "
+                "or set use_start in the request",
             )
         return self.pose_in_global(start, "start", global_frame)

@@ -124,7 +124,8 @@ def slow_plan_request() -> ComputePath.Request:
 class PlannerHarness:
     """A planner_node subprocess, a client node with its topics, and helpers to drive it."""
 
-    def __init__(self, client, proc, namespace: str) -> None:
+    def __init__(self, client, proc, namespace: str, initialpose: bool = True) -> None:
+        """`initialpose`: whether the node subscribes it (`subscribe_initialpose`)."""
         self.client = client
         self.proc = proc
         ns = namespace
@@ -148,7 +149,7 @@ class PlannerHarness:
         # goal_pose, initialpose and plan are volatile: a message sent before matching is lost.
         wait_until(
             lambda: self.goal_pub.get_subscription_count() > 0
-            and self.start_pub.get_subscription_count() > 0
+            and (self.start_pub.get_subscription_count() > 0 or not initialpose)
             and plan_sub.get_publisher_count() > 0,
             what=f"the planner under {ns or '/'} to match goal_pose, initialpose and plan",
         )

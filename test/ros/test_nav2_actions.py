@@ -352,7 +352,9 @@ def test_no_map_is_timeout_and_no_start_is_tf_error(tmp_path: Path) -> None:
     from nav2_msgs.action import ComputePathThroughPoses, ComputePathToPose
     from nav2_msgs.srv import IsPathValid
 
-    args = ["--ros-args", "-r", "__ns:=/n2fresh", "-p", "costmap_update_timeout:=0.5"]
+    # As Nav2's launch files start it: no initialpose, so no hint to publish one.
+    args = ["--ros-args", "-r", "__ns:=/n2fresh", "-p", "costmap_update_timeout:=0.5",
+            "-p", "subscribe_initialpose:=false"]
     with running("planner_node", args, tmp_path) as proc, ros_client("nav2_fresh") as client:
         to_pose = ActionCaller(client, ComputePathToPose, "/n2fresh/compute_path_to_pose")
         through = ActionCaller(client, ComputePathThroughPoses,
@@ -365,11 +367,12 @@ def test_no_map_is_timeout_and_no_start_is_tf_error(tmp_path: Path) -> None:
             "no map received on 'map' within costmap_update_timeout 0.5 s"
         )
         assert through.call(goals=[]).result.error_code == 307  # before the empty goals
-        harness = PlannerHarness(client, proc, "/n2fresh")
+        harness = PlannerHarness(client, proc, "/n2fresh", initialpose=False)
         harness.publish_map(TUTORIAL)
         outcome = to_pose.call(goal=centre(TUTORIAL, (9, 0)), use_start=False)
-        assert outcome.result.error_code == 202
-        assert "no start pose yet" in outcome.result.error_msg
+        assert (outcome.result.error_code, outcome.result.error_msg) == (
+            202, "no start pose yet: publish amcl_pose, or set use_start in the request")
+        assert "start from amcl_pose (no TF)" in proc.output()
         assert through.call(goals=[centre(TUTORIAL, (9, 0))]).result.error_code == 302
         # With no known start every pose is checked: a path through an obstacle is invalid.
         path = PathMsg()

@@ -53,8 +53,11 @@ def test_no_map_then_no_start_codes(tmp_path: Path) -> None:
             assert answer.path.poses == [] and answer.path.header.frame_id == "map"
             harness.publish_map(TUTORIAL)
             answer = harness.request(pose(1.5, 1.5))
-            assert answer.error_code == Codes.NO_START
-            assert "no start pose yet" in answer.error_msg
+            assert (answer.error_code, answer.error_msg) == (
+                Codes.NO_START,
+                "no start pose yet: publish initialpose or amcl_pose, or set use_start in the "
+                "request",
+            )
 
 
 def test_rviz_goal_gives_an_optimal_path_on_the_turtlebot3_map(planner) -> None:
