@@ -50,6 +50,8 @@ class MapIntake:
         # Held by a map callback while it works, and by `close`; `_open` says maps are wanted.
         self._lock = threading.Lock()
         self._open = False
+        # Why the last full map was refused, until one is taken (the answers say so).
+        self.refusal: str | None = None
 
     def _param(self, name: str):
         return self._node.get_parameter(name).value
@@ -69,6 +71,7 @@ class MapIntake:
         ))
         with self._lock:
             self._open = True
+            self.refusal = None
 
     def close(self) -> None:
         """Take no more maps: waits for a map callback still at work (cleanup calls this before
@@ -99,7 +102,9 @@ class MapIntake:
             grid, changed = self._maps.replace(occupancy, stamp_ns(msg), settings, timings)
         except (UnsupportedMapError, ValueError) as error:
             node.get_logger().error(f"map refused: {error}")
+            self.refusal = str(error)
             return
+        self.refusal = None
         self._prepare(planners)
         node.get_logger().info(f"map received in frame '{grid.map.frame_id}': {grid.describe()}"
                                f"{describe_change(changed)}")

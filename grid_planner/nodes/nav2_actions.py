@@ -219,9 +219,8 @@ class PathActions:
                 return PlanAnswer(self._node.empty_path(), Codes.UNKNOWN,
                                   "cancelled while waiting for a map", cancelled=True)
             if time.monotonic() >= deadline:
-                topic = self._node.get_parameter("map_topic").value
-                return self._failed(Codes.NO_MAP, f"no map received on '{topic}' within "
-                                    f"costmap_update_timeout {timeout:g} s")
+                return self._failed(Codes.NO_MAP, self._node.no_map(
+                    f"within costmap_update_timeout {timeout:g} s"))
             time.sleep(MAP_POLL_S)
         return None
 

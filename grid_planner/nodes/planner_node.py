@@ -279,6 +279,17 @@ class PlannerNode(ManagedNode):
         """Whether a map has been admitted."""
         return self._maps.current is not None
 
+    def no_map(self, within: str = "") -> str:
+        """Why no map is in use, for an answer (`within`: the wait, e.g. "within ... s"): none
+        came on the map topic, or the last one was refused, which only the log had said."""
+        topic = self._param("map_topic")
+        refusal = self._intake.refusal
+        if refusal is not None:
+            waited = f" {within}" if within else ""
+            return f"no map in use on '{topic}'{waited}: the last one was refused: {refusal}"
+        return f"no map received on '{topic}' {within}" if within else (
+            f"no map received yet on '{topic}'")
+
     def default_grid(self) -> PlanningGrid | None:
         """The current map's grid under the first configured planner's settings."""
         return self._maps.grid(self.grid_settings(self._planners.default.id))

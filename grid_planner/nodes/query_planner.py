@@ -91,7 +91,7 @@ class QueryPlanner:
         # Nav2's order: the map, the start, the goal, then the planner.
         current = self._maps.current
         if current is None:
-            raise QueryError(Codes.NO_MAP, f"no map received yet on '{self._param('map_topic')}'")
+            raise QueryError(Codes.NO_MAP, node.no_map())
         if current.frame_id != global_frame:
             raise QueryError(
                 Codes.NO_MAP, f"the map in use is in frame '{current.frame_id}', not the global "

@@ -51,6 +51,17 @@ def test_no_map_then_no_start_codes(tmp_path: Path) -> None:
                 Codes.NO_MAP, "no map received yet on 'map'",
             )
             assert answer.path.poses == [] and answer.path.header.frame_id == "map"
+            # A refused map left the answer at "no map received yet": the reason was only
+            # in the node's log.
+            odom_map = OccupancyMap.from_rows(np.zeros((3, 3)), frame_id="odom")
+            harness.map_pub.publish(map_to_msg(odom_map, client.node.get_clock().now().to_msg()))
+            proc.wait_for_output("map refused: its frame 'odom'")
+            answer = harness.request(pose(1.5, 1.5))
+            assert (answer.error_code, answer.error_msg) == (
+                Codes.NO_MAP,
+                "no map in use on 'map': the last one was refused: its frame 'odom' is not the "
+                "global frame 'map' (set global_frame or publish the map in it)",
+            )
             harness.publish_map(TUTORIAL)
             answer = harness.request(pose(1.5, 1.5))
             assert (answer.error_code, answer.error_msg) == (
