@@ -33,13 +33,13 @@ from grid_planner.nodes.nav2_plugins import (
     QUIET_SERVER_KEYS,
     BlockKey,
 )
-from grid_planner.nodes.param_files import initialised_arguments, wildcard_only_keys
 from grid_planner.nodes.parameters import (
     Rule,
     at_least,
     in_range,
     non_empty,
     parameter_overrides,
+    undeclared_overrides,
 )
 
 DEFAULT_PLANNER_IDS = ["GridBased"]
@@ -327,8 +327,7 @@ def _follow_plugin(node: Node, name: str, default: object, defaulted: dict[str, 
 def warn_unknown_keys(node: Node, table: PlannerTable, warned: set[str]) -> None:
     """One WARN naming the parameter-file keys nobody knows (each named once per process);
     keys that only wildcard blocks give are meant for other nodes too and are left out."""
-    shared = wildcard_only_keys(initialised_arguments(), node.get_fully_qualified_name())
-    unknown = [key for key in unknown_keys(node, table) if key not in warned | shared]
+    unknown = [key for key in unknown_keys(node, table) if key not in warned]
     if unknown:
         warned.update(unknown)
         node.get_logger().warning(
@@ -340,10 +339,8 @@ def warn_unknown_keys(node: Node, table: PlannerTable, warned: set[str]) -> None
 def unknown_keys(node: Node, table: PlannerTable) -> list[str]:
     """The parameter-file keys of this node that neither it nor a configured planner knows."""
     unknown = []
-    for name in parameter_overrides(node):
-        if node.has_parameter(name) or name in QUIET_SERVER_KEYS:
-            continue
-        if name.startswith("qos_overrides."):
+    for name in undeclared_overrides(node):
+        if name in QUIET_SERVER_KEYS:
             continue
         planner_id, _, key = name.partition(".")
         planner = table.planners.get(planner_id)
@@ -352,4 +349,4 @@ def unknown_keys(node: Node, table: PlannerTable) -> list[str]:
             if key in BLOCK_KEYS or key in kind.quiet:
                 continue
         unknown.append(name)
-    return sorted(unknown)
+    return unknown

@@ -8,6 +8,8 @@ from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
+from grid_planner.nodes.param_files import initialised_arguments, wildcard_only_keys
+
 # A rule returns None for an acceptable value, else the reason it is refused.
 Rule = Callable[[object], str | None]
 
@@ -73,6 +75,16 @@ def parameter_overrides(node: Node) -> dict[str, Parameter]:
     accessor; they are what the unknown-key check and the declarations read.
     """
     return dict(getattr(node, "_parameter_overrides", {}))
+
+
+def undeclared_overrides(node: Node) -> list[str]:
+    """The keys the node's parameter files and `-p` arguments give it that it does not
+    declare (typos, or keys of another node), sorted; less `qos_overrides.*` (rclpy's) and
+    those only wildcard blocks give (`param_files`: meant for other nodes too)."""
+    shared = wildcard_only_keys(initialised_arguments(), node.get_fully_qualified_name())
+    return sorted(name for name in parameter_overrides(node)
+                  if not node.has_parameter(name) and name not in shared
+                  and not name.startswith("qos_overrides."))
 
 
 def declare_checked(node: Node, name: str, default: object,

@@ -19,7 +19,12 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from grid_planner.jit.warm_notice import warm_with_notice
 from grid_planner.nodes.concurrency import RequestGate
 from grid_planner.nodes.lifecycle import DEACTIVATE_WAIT_S, LIFECYCLE_THREADS, ManagedNode
-from grid_planner.nodes.parameters import at_least, declare_validated, one_of
+from grid_planner.nodes.parameters import (
+    at_least,
+    declare_validated,
+    one_of,
+    undeclared_overrides,
+)
 from grid_planner.nodes.paths import install_source
 from grid_planner.nodes.puzzle_action import fill_answer, serve_solve_action
 from grid_planner.nodes.qos import SERVICE_QOS
@@ -138,6 +143,7 @@ class PuzzleNode(ManagedNode):
         # lifecycle services.
         self.callback_threads = 2 * (limit + queued) + 3 + LIFECYCLE_THREADS
         self._warm_seconds = 0.0
+        self._warned_keys: set[str] = set()  # unknown parameter-file keys already named
         self._still = ""
         self.start()
 
@@ -148,7 +154,15 @@ class PuzzleNode(ManagedNode):
         return {small: RequestGate(limit, queued, names) for small in (True, False)}
 
     def configure_resources(self) -> None:
-        """Warm the IDA* kernel, make the service and action, start preparing the tables."""
+        """Warm the IDA* kernel, make the service and action, start preparing the tables;
+        name the parameter-file keys this node does not know (a misspelt one is otherwise
+        ignored in silence), once each."""
+        unknown = [key for key in undeclared_overrides(self) if key not in self._warned_keys]
+        if unknown:
+            self._warned_keys.update(unknown)
+            self.get_logger().warning(
+                f"unknown parameters ignored: {', '.join(unknown)} (not keys of this node)"
+            )
         self._warm_seconds = warm_with_notice(warm_up, self.get_logger(), "IDA* kernel")
         self._service = self.keep(self.create_service(
             SolvePuzzle, "solve_puzzle", self._on_solve, qos_profile=SERVICE_QOS,

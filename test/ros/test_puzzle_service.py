@@ -223,6 +223,19 @@ def test_puzzle_node_refuses_a_bad_parameter_file_value(tmp_path: Path) -> None:
     assert "default_heuristic='nope' must be one of" in proc.output()
 
 
+def test_puzzle_node_names_a_misspelt_parameter_file_key(tmp_path: Path) -> None:
+    # It was ignored in silence: default_timout changed nothing, and nothing said so.
+    path = tmp_path / "puzzle.yaml"
+    path.write_text("/**:\n  ros__parameters:\n    shared_key: 1\n"
+                    "/**/puzzle_solver:\n  ros__parameters:\n    default_timout: 5.0\n")
+    args = ["--ros-args", "-r", "__ns:=/pz_typo", "--params-file", str(path)]
+    with running("puzzle_node", args, tmp_path) as proc:
+        output = proc.output()
+    assert output.count("unknown parameters ignored") == 1
+    assert "unknown parameters ignored: default_timout (not keys of this node)" in output
+    assert "shared_key" not in output
+
+
 @pytest.mark.alone  # compiles on every core; its warm-up time decides what it checks
 def test_a_cold_kernel_cache_is_announced_while_it_compiles(tmp_path: Path, monkeypatch) -> None:
     """With numba's cache empty the IDA* kernel compiles at configure: the node says so when
