@@ -49,7 +49,7 @@ from grid_planner.puzzle.tables import (
     running_builds,
 )
 from grid_planner.search import DEPTH_LIMIT_BOUND, DEPTH_LIMIT_WORDS
-from grid_planner.search.result import Budget
+from grid_planner.search.result import Budget, LimitKind
 
 HEURISTIC_NAMES = (AUTO, *HEURISTICS)
 
@@ -309,6 +309,10 @@ class PuzzleNode(ManagedNode):
             heuristic=heuristic, max_depth=max_depth, budget=budget, setup=setup,
             progress=progress,
         )
+        if outcome.limit is LimitKind.CANCELLED and self._stopping.is_set():
+            # Cut short by the node, not by a limit or the client: say which.
+            why = "the node is shutting down" if self.shutting_down else "the node was deactivated"
+            outcome.message = f"{outcome.message}: {why}"
         # One rclpy log call costs ~1.5 ms (it inspects the caller's source): answers are
         # logged at DEBUG, so a service call pays only for the solve.
         self.get_logger().debug(

@@ -306,11 +306,28 @@ def test_a_stop_answers_the_running_goal_and_the_waiting_requests(tmp_path, stop
         code = proc.stop()
     assert running_goal.status == GoalStatus.STATUS_ABORTED
     assert running_goal.result.message.startswith("search cancelled after")
+    assert running_goal.result.message.endswith(": the node is shutting down")
     answer = waiting.result()
     assert (answer.status, answer.message) == (SolvePuzzle.Response.BUSY,
                                                "the node is shutting down")
     assert code == 0 and "Traceback" not in proc.output()
     assert "Failed to send result response" not in proc.output()
+
+
+def test_a_goal_cut_short_by_a_deactivation_is_told_so(tmp_path):
+    # It read "search cancelled after ...", as a client's own cancel or a limit would.
+    from lifecycle_msgs.msg import Transition
+    from nav2_clients import Lifecycle
+
+    with running("puzzle_node", ["--ros-args", "-r", "__ns:=/pd"], tmp_path), \
+            ros_client("puzzle_deactivate") as client:
+        running_goal = long_goal(matched_action(client, "/pd"))
+        wait_until(lambda: running_goal.feedback, what="the long goal to run")
+        assert Lifecycle(client, "/pd/puzzle_solver").change(Transition.TRANSITION_DEACTIVATE)
+        assert running_goal.ended.wait(15.0), "the running goal's result never came"
+    assert running_goal.status == GoalStatus.STATUS_ABORTED
+    assert running_goal.result.message.startswith("search cancelled after")
+    assert running_goal.result.message.endswith(": the node was deactivated")
 
 
 @pytest.mark.parametrize("stop", ["shutdown transition", "SIGINT", "SIGTERM"])
@@ -334,6 +351,7 @@ def test_a_result_asked_for_just_after_the_stop_began_is_answered(tmp_path, stop
         code = proc.stop()
     assert running_goal.status == GoalStatus.STATUS_ABORTED
     assert running_goal.result.message.startswith("search cancelled after")
+    assert running_goal.result.message.endswith(": the node is shutting down")
     assert code == 0 and "Traceback" not in proc.output()
 
 
