@@ -10,6 +10,7 @@ import numpy as np
 from grid_planner.report import RunReport
 from grid_planner.search.result import SearchResult
 
+from .occupancy import index_points
 from .smoothing import DEFAULT_SMOOTHING, polyline_length
 
 
@@ -60,13 +61,17 @@ class GridPlan:
 
     @property
     def length_m(self) -> float:
-        """Length in metres of the path to follow (`poses`)."""
-        return polyline_length(self.poses)
+        """Length in metres of the path to follow (`poses`), measured on its points in cell
+        coordinates: world coordinates far from the origin keep too few digits (at an origin
+        of 1e16 m a 16 m path measured 18 m)."""
+        if self.points is None:
+            return polyline_length(self.poses)
+        return polyline_length(self.points) * self.resolution
 
     @property
     def raw_length_m(self) -> float:
         """Length in metres of the searched cell path (straight steps 1 cell, diagonal sqrt 2)."""
-        return polyline_length(self.raw_poses if self.raw_poses is not None else self.poses)
+        return polyline_length(index_points(self.indices, self.map_width)) * self.resolution
 
     @property
     def optimal(self) -> bool:

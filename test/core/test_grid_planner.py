@@ -3,6 +3,7 @@ plan runs, its budgets and buffers: `test_grid_runs`)."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -287,6 +288,17 @@ def test_a_start_cell_that_is_not_two_whole_numbers_is_refused_by_role(start):
 
 # 0.05 as a map message carries it (float32).
 RECEIVED_0_05 = float(np.float32(0.05))
+
+
+@pytest.mark.parametrize("smoothing", ["none", "shortcut"])
+def test_a_path_far_from_the_world_origin_keeps_its_length(smoothing):
+    # Measured on world coordinates, the 16 m tutorial path at an origin of 1e16 m read 18 m.
+    far = PlanningGrid(dataclasses.replace(tutorial_map(), origin_x=1e16, origin_y=1e16))
+    found = plan(far, TUTORIAL_START_CELL, TUTORIAL_GOAL_CELL, smoothing=smoothing)
+    assert found.raw_length_m == 16.0
+    assert found.length_m == pytest.approx(plan(
+        PlanningGrid(tutorial_map()), TUTORIAL_START_CELL, TUTORIAL_GOAL_CELL,
+        smoothing=smoothing).length_m, rel=1e-12)
 
 
 def test_tolerance_in_metres_rounds_down_to_whole_cells_with_float_slack():
