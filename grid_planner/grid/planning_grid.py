@@ -27,6 +27,7 @@ import numpy as np
 from .cell_graph import CellGraph
 from .components import Region, label_components, patch_labels, union_region
 from .costs import (
+    CELL_SLACK,
     DEFAULT_COST_MODEL,
     DEFAULT_COST_SCALING_FACTOR,
     DEFAULT_INFLATION_RADIUS,
@@ -369,7 +370,7 @@ def _within_reach(
     radius = _non_negative(name, radius, "m")
     cells = radius / resolution
     most, what = reach
-    if cells > most:
+    if cells > most * (1.0 + CELL_SLACK):  # a float32 resolution: see CELL_SLACK
         raise ValueError(f"{name} {radius:g} m is {cells:.3g} cells at {resolution:g} m/cell; "
                          f"{what} at most {most:,} cells")
     return radius

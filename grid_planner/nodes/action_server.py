@@ -42,10 +42,17 @@ class ReadyActionServer(ActionServer):
         super().__init__(node, *args, **kwargs)
 
     def notify_execute(self, goal_handle, execute_callback) -> None:
+        goal = bytes(goal_handle.goal_id.uuid)
         if execute_callback is not None or self._execute_callback is not None:
             with self._results:  # under way from now: the task may start any time later
-                self._executing.add(bytes(goal_handle.goal_id.uuid))
-        super().notify_execute(goal_handle, execute_callback)
+                self._executing.add(goal)
+        try:
+            super().notify_execute(goal_handle, execute_callback)
+        except BaseException:  # no task was made (no executor, or one shut down)
+            with self._results:
+                self._executing.discard(goal)
+                self._results.notify_all()
+            raise
 
     async def _execute_goal(self, execute_callback, goal_handle) -> None:
         goal = bytes(goal_handle.goal_id.uuid)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from rclpy.parameter import Parameter
 
 from grid_planner.grid.components import Region
+from grid_planner.grid.costs import CELL_SLACK
 from grid_planner.grid.errors import PlannerCancelled, UnsupportedMapError
 from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.grid.patching import (
@@ -31,6 +32,8 @@ from grid_planner.nodes.map_input import map_size, message_to_map
 
 # How often a plan waiting for its grid's build checks its cancel event.
 CANCEL_POLL_S = 0.02
+# Grids built at once (each takes a core; more settings than MAX_GRIDS keep building).
+MAX_PARALLEL_BUILDS = 2
 # The parameters that decide how far a grid inflates the map (max_inflation_cells bounds it).
 INFLATION_PARAMETERS = frozenset(
     {"robot_radius", "inflation_radius", "cost_model", "max_inflation_cells"}
@@ -102,7 +105,7 @@ def inflation_refusal(
     a map or a robot_radius (or inflation_radius) change holds up the plans.
     """
     cells = radius / resolution
-    if cells <= max_cells:
+    if cells <= max_cells * (1.0 + CELL_SLACK):  # a float32 resolution: see CELL_SLACK
         return None
     return (
         f"{name} {radius} m is {cells:.4g} cells at {resolution:.6g} m/cell, more "
@@ -201,6 +204,7 @@ class PlanningMap:
         self._stamp_ns = 0
         self._grids: dict[GridSettings, PlanningGrid] = {}
         self._builds: dict[GridSettings, _Build] = {}  # grids being built for the map in use
+        self._building = threading.BoundedSemaphore(MAX_PARALLEL_BUILDS)
 
     def apply(self, patch: MapPatch, stamp_ns: int,
               timings: dict[str, float] | None = None) -> None:
@@ -209,7 +213,7 @@ class PlanningMap:
         full map or does not fit. A patch that changes nothing (a costmap sends its updated
         bounds every cycle) keeps the map and every grid, at the cost of its window."""
         with self._built:
-            self._built.wait_for(self._no_builds)
+            self._wait_for_builds()
             self._patchable(stamp_ns)
             patch.check(self._map)
             if not patch.changes(self._map):
@@ -246,7 +250,7 @@ class PlanningMap:
         so a costmap sent again unchanged costs a comparison, not a build. Called from one
         thread at a time (the map callbacks); plans keep their grids meanwhile."""
         with self._built:
-            self._built.wait_for(self._no_builds)
+            self._wait_for_builds()
             before, previous = self._map, dict(self._grids)
         grids: dict[GridSettings, PlanningGrid] = {}
         # Every grid kept is of the map in use: the maps are compared once for all of them.
@@ -263,8 +267,11 @@ class PlanningMap:
             self._map, self._grids, self._stamp_ns = occupancy, grids, stamp_ns
         return grids[settings], region
 
-    def _no_builds(self) -> bool:
-        return not self._builds
+    def _wait_for_builds(self) -> None:
+        """Wait (under the lock, which the wait releases) for the builds under way now; not
+        for those started meanwhile, so plans that keep starting builds never hold up a map."""
+        under_way = list(self._builds.values())
+        self._built.wait_for(lambda: all(build.done.is_set() for build in under_way))
 
     def peek(self, settings: GridSettings) -> PlanningGrid | None:
         """The grid under `settings` if one is made already (None otherwise; never builds)."""
@@ -293,8 +300,13 @@ class PlanningMap:
             build = self._builds.get(settings)
             if build is None or build.occupancy is not occupancy:
                 build = self._builds[settings] = _Build(occupancy)
-                threading.Thread(target=self._build, args=(settings, build),
-                                 name="grid_build", daemon=True).start()
+                try:
+                    threading.Thread(target=self._build, args=(settings, build),
+                                     name="grid_build", daemon=True).start()
+                except BaseException:  # no thread ("can't start new thread"): nothing waits
+                    del self._builds[settings]
+                    build.done.set()
+                    raise
         while not build.done.wait(CANCEL_POLL_S):
             if cancel is not None and cancel.is_set():
                 raise PlannerCancelled("cancelled while the planning grid was being prepared")
@@ -303,20 +315,23 @@ class PlanningMap:
         return build.grid
 
     def _build(self, settings: GridSettings, build: _Build) -> None:
-        """Build `build`'s grid; keep it if its map is still the one in use."""
+        """Build `build`'s grid (MAX_PARALLEL_BUILDS at once); keep it if its map is still the
+        one in use. Whatever happens, the build ends and its waiters wake."""
         try:
-            build.grid = settings.build(build.occupancy)
+            with self._building:
+                build.grid = settings.build(build.occupancy)
         except Exception as error:  # raised to every caller waiting for it
             build.error = error
-        with self._built:
-            if self._builds.get(settings) is build:
-                del self._builds[settings]
-            if build.grid is not None and self._map is build.occupancy:
-                if len(self._grids) >= self.MAX_GRIDS:
-                    self._grids.pop(next(iter(self._grids)))
-                self._grids[settings] = build.grid
-            self._built.notify_all()
-        build.done.set()
+        finally:
+            with self._built:
+                if self._builds.get(settings) is build:
+                    del self._builds[settings]
+                if build.grid is not None and self._map is build.occupancy:
+                    if len(self._grids) >= self.MAX_GRIDS:
+                        self._grids.pop(next(iter(self._grids)))
+                    self._grids[settings] = build.grid
+                build.done.set()
+                self._built.notify_all()
 
 
 class _Build:

@@ -155,9 +155,12 @@ def _search(
             depth_limit = min(depth_limit, budget.max_depth)
         if depth_limit >= math.factorial(side * side) // 2 - 1:
             # No path that repeats no board is longer, so the limit cuts nothing; searched
-            # without it, DFS never expands a board twice (with one of 150,000 on 3x3 it
-            # expanded boards again whenever it reached them higher, for minutes).
+            # without it (the budget's too), DFS never expands a board twice (with one of
+            # 181,440 on 3x3 it expanded boards again whenever it reached them higher, for
+            # minutes).
             depth_limit = None
+            if budget is not None:
+                budget = dataclasses.replace(budget, max_depth=None)
         options = {info.depth_option: depth_limit}
     return info(problem, budget, **options), depth_limit
 

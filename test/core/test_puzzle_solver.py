@@ -129,13 +129,15 @@ def test_dfs_and_iddfs_with_a_too_small_depth_limit_report_limit_reached(table):
     assert solve(board, algorithm="iddfs", max_depth=20).length == 20
 
 
-@pytest.mark.parametrize("limit", [181_439, 4_294_967_295])
-def test_dfs_with_a_limit_no_board_path_reaches_expands_no_board_twice(limit):
+@pytest.mark.parametrize(("limit", "budget_limit"), [
+    (181_439, None), (4_294_967_295, None), (4_294_967_295, 181_439)])
+def test_dfs_with_a_limit_no_board_path_reaches_expands_no_board_twice(limit, budget_limit):
     """A 3x3 board has 181,440 boards reachable, so no path that repeats none is longer than
-    181,439 moves: such a limit cuts nothing. With it DFS expanded boards again whenever it
-    reached them higher, past 4 million in 10 s, one move from the goal."""
+    181,439 moves: such a limit (the request's, or the budget's) cuts nothing. With it DFS
+    expanded boards again whenever it reached them higher, past 4 million in 10 s, one move
+    from the goal."""
     outcome = solve((1, 2, 3, 4, 5, 6, 7, 0, 8), algorithm="dfs", max_depth=limit,
-                    budget=Budget(max_nodes=181_440))
+                    budget=Budget(max_nodes=181_440, max_depth=budget_limit))
     assert outcome.status is PuzzleStatus.SOLVED, outcome.message
     assert replay((1, 2, 3, 4, 5, 6, 7, 0, 8), outcome.moves) == EIGHT_GOAL
 

@@ -484,3 +484,28 @@ def test_goals_ended_by_a_transition_are_told_which(managed_planner, end, reason
     transition = node.trigger_deactivate if end == "deactivate" else node.trigger_shutdown
     assert transition() == SUCCESS
     assert told == [reason]
+
+
+def test_a_goal_whose_execution_cannot_be_scheduled_is_not_counted():
+    """The goal was counted as executing before rclpy made its task; when that failed (a
+    node with no executor, or one shut down) it stayed counted, and every later stop and
+    cleanup waited for it to its limit."""
+    from types import SimpleNamespace
+
+    from unique_identifier_msgs.msg import UUID
+
+    owns_context = not rclpy.ok()
+    if owns_context:
+        rclpy.init()
+    node = Serving("unscheduled")  # on no executor
+    try:
+        server = ReadyActionServer(node, SolveAction, "unscheduled_probe",
+                                   lambda _goal: SolveAction.Result())
+        goal = SimpleNamespace(goal_id=UUID(uuid=list(range(16))))
+        with pytest.raises(AttributeError):
+            server.notify_execute(goal, None)
+        assert (server.wait_idle(0.0), server.claims_pending()) == (True, 0.0)
+    finally:
+        node.destroy_node()
+        if owns_context:
+            rclpy.shutdown()

@@ -7,12 +7,13 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+import pytest
 
 from grid_planner.grid.costs import costmap_value
 from grid_planner.grid.errors import PlannerCancelled
 from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.grid.patching import MapPatch
-from grid_planner.nodes.planning_map import GridSettings, PlanningMap
+from grid_planner.nodes.planning_map import GridSettings, PlanningMap, inflation_refusal
 
 UNIFORM = GridSettings(65, False, 0.2)
 COSTMAP = GridSettings(65, True, 0.0, "costmap")
@@ -53,19 +54,25 @@ def test_a_patch_that_changes_nothing_keeps_the_map_and_its_grids() -> None:
 
 
 SLOW = GridSettings(65, False, 0.3)
+SLOWER = GridSettings(65, False, 0.4)
 
 
 class GatedBuilds:
-    """GridSettings.build, where a build under SLOW waits until `release` is set."""
+    """GridSettings.build, where a build under SLOW waits until `release` is set (under
+    SLOWER, until `release_slower` is)."""
 
     def __init__(self, monkeypatch) -> None:
         self.release, self.started = threading.Event(), threading.Event()
+        self.release_slower, self.started_slower = threading.Event(), threading.Event()
         build = GridSettings.build
 
         def gated(settings, occupancy, timings=None):
             if settings == SLOW:
                 self.started.set()
                 assert self.release.wait(30.0)
+            elif settings == SLOWER:
+                self.started_slower.set()
+                assert self.release_slower.wait(30.0)
             return build(settings, occupancy, timings)
 
         monkeypatch.setattr(GridSettings, "build", gated)
@@ -125,3 +132,50 @@ def test_a_patch_waits_for_a_build_and_patches_its_grid(monkeypatch):
     grid = maps.peek(SLOW)
     assert grid is not built[0] and grid.map is maps.current
     assert grid.lethal_mask.reshape(30, 40)[10:12, 10:13].all()
+
+
+def test_a_patch_waits_only_for_the_builds_under_way_when_it_came(monkeypatch):
+    """It waited for a moment with no build at all: plans that kept starting builds (more
+    settings than MAX_GRIDS) held patches and maps up for as long as they came."""
+    maps = planning_map()
+    gate = GatedBuilds(monkeypatch)
+    first, _ = in_thread(lambda: maps.grid(SLOW))
+    assert gate.started.wait(10.0)
+    raw = np.full(6, 254, dtype=np.uint8)
+    patching, patched = in_thread(lambda: maps.apply(MapPatch(10, 10, 3, 2,
+                                                              costmap_value(raw), raw), 2))
+    later, _ = in_thread(lambda: maps.grid(SLOWER))
+    assert gate.started_slower.wait(10.0)
+    gate.release.set()
+    patching.join(10.0)
+    assert patched == [None], "the patch waited for a build that began after it"
+    gate.release_slower.set()
+    for thread in (first, later):
+        thread.join(10.0)
+
+
+def test_a_build_whose_thread_cannot_start_holds_nobody_up(monkeypatch):
+    maps = planning_map()
+    start = threading.Thread.start
+
+    def refused(thread) -> None:
+        if thread.name == "grid_build":
+            raise RuntimeError("can't start new thread")
+        start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", refused)
+    with pytest.raises(RuntimeError, match="can't start new thread"):
+        maps.grid(SLOW)
+    raw = np.full(6, 254, dtype=np.uint8)
+    patching, patched = in_thread(lambda: maps.apply(MapPatch(10, 10, 3, 2,
+                                                              costmap_value(raw), raw), 2))
+    patching.join(10.0)
+    assert patched == [None]
+
+
+def test_a_float32_resolution_admits_the_inflation_its_exact_value_does():
+    # 0.03 arrives as 0.0299999993: 3.0 m read 100.0000022 cells, over max_inflation_cells 100.
+    received = float(np.float32(0.03))
+    assert inflation_refusal(3.0, 0.03, 100) is None
+    assert inflation_refusal(3.0, received, 100) is None
+    assert inflation_refusal(3.1, received, 100) is not None
