@@ -53,6 +53,9 @@ def test_a_patch_that_changes_nothing_keeps_the_map_and_its_grids() -> None:
     assert maps.current.raw_costs[5] == 198
 
 
+# Six lethal cells at (10..12, 10..11).
+LETHAL_PATCH = MapPatch(10, 10, 3, 2, costmap_value(np.full(6, 254, dtype=np.uint8)),
+                        np.full(6, 254, dtype=np.uint8))
 SLOW = GridSettings(65, False, 0.3)
 SLOWER = GridSettings(65, False, 0.4)
 
@@ -120,9 +123,7 @@ def test_a_patch_waits_for_a_build_and_patches_its_grid(monkeypatch):
     gate = GatedBuilds(monkeypatch)
     first, built = in_thread(lambda: maps.grid(SLOW))
     assert gate.started.wait(10.0)
-    raw = np.full(6, 254, dtype=np.uint8)
-    patching, patched = in_thread(lambda: maps.apply(MapPatch(10, 10, 3, 2,
-                                                              costmap_value(raw), raw), 2))
+    patching, patched = in_thread(lambda: maps.apply(LETHAL_PATCH, 2))
     patching.join(0.5)
     assert not patched  # it waits for the build, as it waited for the lock
     gate.release.set()
@@ -141,9 +142,7 @@ def test_a_patch_waits_only_for_the_builds_under_way_when_it_came(monkeypatch):
     gate = GatedBuilds(monkeypatch)
     first, _ = in_thread(lambda: maps.grid(SLOW))
     assert gate.started.wait(10.0)
-    raw = np.full(6, 254, dtype=np.uint8)
-    patching, patched = in_thread(lambda: maps.apply(MapPatch(10, 10, 3, 2,
-                                                              costmap_value(raw), raw), 2))
+    patching, patched = in_thread(lambda: maps.apply(LETHAL_PATCH, 2))
     later, _ = in_thread(lambda: maps.grid(SLOWER))
     assert gate.started_slower.wait(10.0)
     gate.release.set()
@@ -166,9 +165,7 @@ def test_a_build_whose_thread_cannot_start_holds_nobody_up(monkeypatch):
     monkeypatch.setattr(threading.Thread, "start", refused)
     with pytest.raises(RuntimeError, match="can't start new thread"):
         maps.grid(SLOW)
-    raw = np.full(6, 254, dtype=np.uint8)
-    patching, patched = in_thread(lambda: maps.apply(MapPatch(10, 10, 3, 2,
-                                                              costmap_value(raw), raw), 2))
+    patching, patched = in_thread(lambda: maps.apply(LETHAL_PATCH, 2))
     patching.join(10.0)
     assert patched == [None]
 
