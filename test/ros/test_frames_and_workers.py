@@ -218,7 +218,7 @@ class GoalPlannerNode:
 
     def get_parameter(self, name: str) -> object:
         values = {"use_tf": False, "global_frame": "map", "robot_base_frame": "base_link",
-                  "transform_tolerance": 0.1}
+                  "transform_tolerance": 0.1, "subscribe_initialpose": True}
         return type("Parameter", (), {"value": values[name]})()
 
     def compute(self, query, cancel, announce) -> object:
