@@ -12,6 +12,7 @@ its block is called (`/**` when the launch file leaves the node's name or namesp
 
 from __future__ import annotations
 
+import itertools
 import re
 import sys
 from collections.abc import Iterator, Sequence
@@ -23,12 +24,30 @@ PARAMETERS_KEY = "ros__parameters"
 # launch_ros writes a Node action's `parameters` dict to a temporary file named so.
 LAUNCH_DICT_PREFIX = "launch_params_"
 _INITIALISED_WITH: list[str] = []
+# How many nodes this process runs (bringup: several, each executable alone: one).
+_NODES_IN_PROCESS = [1]
 
 
-def remember_arguments(argv: Sequence[str]) -> None:
+def remember_arguments(argv: Sequence[str], nodes: int = 1) -> None:
     """Record the arguments rclpy is initialised with in this process (bringup makes its own
-    from its options, so `sys.argv` does not hold them)."""
+    from its options, so `sys.argv` does not hold them) and how many nodes it runs."""
     _INITIALISED_WITH[:] = list(argv)
+    _NODES_IN_PROCESS[0] = nodes
+
+
+def shared_argument_keys(argv: Sequence[str]) -> frozenset[str]:
+    """The names that plain `-p name:=value` arguments in `argv` give, when this process runs
+    several nodes: rcl gives such a value to every node, so in bringup a planner key is no typo
+    of puzzle_node's (`-p node_name:name:=value` is one node's and is not counted)."""
+    if _NODES_IN_PROCESS[0] < 2:
+        return frozenset()
+    names = set()
+    for flag, value in itertools.pairwise(argv):
+        if flag in ("-p", "--param"):
+            name = value.partition(":=")[0]
+            if ":" not in name:
+                names.add(name)
+    return frozenset(names)
 
 
 def initialised_arguments() -> list[str]:

@@ -8,7 +8,11 @@ from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
-from grid_planner.nodes.param_files import initialised_arguments, wildcard_only_keys
+from grid_planner.nodes.param_files import (
+    initialised_arguments,
+    shared_argument_keys,
+    wildcard_only_keys,
+)
 
 # A rule returns None for an acceptable value, else the reason it is refused.
 Rule = Callable[[object], str | None]
@@ -80,8 +84,11 @@ def parameter_overrides(node: Node) -> dict[str, Parameter]:
 def undeclared_overrides(node: Node) -> list[str]:
     """The keys the node's parameter files and `-p` arguments give it that it does not
     declare (typos, or keys of another node), sorted; less `qos_overrides.*` (rclpy's) and
-    those only wildcard blocks give (`param_files`: meant for other nodes too)."""
-    shared = wildcard_only_keys(initialised_arguments(), node.get_fully_qualified_name())
+    those meant for other nodes too (`param_files`: given only by wildcard blocks, or by a
+    plain `-p` in a process running several nodes)."""
+    argv = initialised_arguments()
+    shared = (wildcard_only_keys(argv, node.get_fully_qualified_name())
+              | shared_argument_keys(argv))
     return sorted(name for name in parameter_overrides(node)
                   if not node.has_parameter(name) and name not in shared
                   and not name.startswith("qos_overrides."))

@@ -206,7 +206,7 @@ def spin_nodes(
 
     from grid_planner.nodes.param_files import remember_arguments
 
-    remember_arguments(argv)
+    remember_arguments(argv, len(node_factories))
     try:
         rclpy.init(args=argv, signal_handler_options=SignalHandlerOptions.NO)
     except Exception as error:  # malformed --ros-args: rcl says which

@@ -412,16 +412,19 @@ def test_a_refused_file_value_can_be_set_right_and_configure_tried_again(
 
 def test_bringup_names_its_own_typos_not_a_wildcard_blocks_shared_keys(tmp_path: Path) -> None:
     # With `--params-file=PATH` (argparse's other spelling) shared_key was named: the rule read
-    # sys.argv, not the arguments bringup gave rclpy.
+    # sys.argv, not the arguments bringup gave rclpy. A plain `-p` reaches both nodes of the
+    # process: puzzle_node named the planner's connectivity, planner_node its default_timeout.
     path = params_file(tmp_path, (
         "/**:\n  ros__parameters:\n    shared_key: 1\n"
         "/**/grid_planner:\n  ros__parameters:\n    algorithm: astar\n    algoritm: bfs\n"))
-    args = ["--no-use-map-publisher", f"--params-file={path}"]
+    args = ["--no-use-map-publisher", f"--params-file={path}", "--ros-args", "-p",
+            "connectivity:=8", "-p", "default_timeout:=5.0"]
     with running("bringup", args, tmp_path, "ready: bringup runs 2 nodes") as proc:
         output = proc.output()
     assert output.count("unknown parameters ignored") == 1
     assert "unknown parameters ignored: algoritm (" in output
     assert "shared_key" not in output
+    assert "connectivity" not in output and "default_timeout" not in output
 
 
 def test_smoother_is_no_planner_id(unconfigured_planner) -> None:
