@@ -40,6 +40,7 @@ from grid_planner.nodes.parameters import (
     non_empty,
     parameter_overrides,
     undeclared_overrides,
+    warn_unknown,
 )
 
 DEFAULT_PLANNER_IDS = ["GridBased"]
@@ -327,13 +328,8 @@ def _follow_plugin(node: Node, name: str, default: object, defaulted: dict[str, 
 def warn_unknown_keys(node: Node, table: PlannerTable, warned: set[str]) -> None:
     """One WARN naming the parameter-file keys nobody knows (each named once per process);
     keys that only wildcard blocks give are meant for other nodes too and are left out."""
-    unknown = [key for key in unknown_keys(node, table) if key not in warned]
-    if unknown:
-        warned.update(unknown)
-        node.get_logger().warning(
-            f"unknown parameters ignored: {', '.join(unknown)} (not keys of this node, of "
-            f"planner_server or of the blocks of the planners {', '.join(table.planners)})"
-        )
+    warn_unknown(node, unknown_keys(node, table), warned, "this node, of planner_server or of "
+                 f"the blocks of the planners {', '.join(table.planners)}")
 
 
 def unknown_keys(node: Node, table: PlannerTable) -> list[str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.node import Node
@@ -92,6 +92,17 @@ def undeclared_overrides(node: Node) -> list[str]:
     return sorted(name for name in parameter_overrides(node)
                   if not node.has_parameter(name) and name not in shared
                   and not name.startswith("qos_overrides."))
+
+
+def warn_unknown(node: Node, unknown: Iterable[str], warned: set[str], whose: str) -> None:
+    """One WARN naming the keys of `unknown` that `warned` does not hold yet (then it does:
+    each key is named once per process): `... (not keys of <whose>)`."""
+    fresh = [key for key in unknown if key not in warned]
+    if fresh:
+        warned.update(fresh)
+        node.get_logger().warning(
+            f"unknown parameters ignored: {', '.join(fresh)} (not keys of {whose})"
+        )
 
 
 def declare_checked(node: Node, name: str, default: object,

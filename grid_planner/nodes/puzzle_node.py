@@ -24,6 +24,7 @@ from grid_planner.nodes.parameters import (
     declare_validated,
     one_of,
     undeclared_overrides,
+    warn_unknown,
 )
 from grid_planner.nodes.paths import install_source
 from grid_planner.nodes.puzzle_action import fill_answer, serve_solve_action
@@ -157,12 +158,7 @@ class PuzzleNode(ManagedNode):
         """Warm the IDA* kernel, make the service and action, start preparing the tables;
         name the parameter-file keys this node does not know (a misspelt one is otherwise
         ignored in silence), once each."""
-        unknown = [key for key in undeclared_overrides(self) if key not in self._warned_keys]
-        if unknown:
-            self._warned_keys.update(unknown)
-            self.get_logger().warning(
-                f"unknown parameters ignored: {', '.join(unknown)} (not keys of this node)"
-            )
+        warn_unknown(self, undeclared_overrides(self), self._warned_keys, "this node")
         self._warm_seconds = warm_with_notice(warm_up, self.get_logger(), "IDA* kernel")
         self._service = self.keep(self.create_service(
             SolvePuzzle, "solve_puzzle", self._on_solve, qos_profile=SERVICE_QOS,
