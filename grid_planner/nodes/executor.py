@@ -101,7 +101,7 @@ class NodeExecutor(Executor):
         self._closed: set[int] = set()
         self._logger = rclpy.logging.get_logger("executor")
         self._invalid_waits = InvalidWaits()
-        # id of an answering entity (of None for a task) -> when a run of a handler of it
+        # id of an answering entity (or of None, for a task) -> when a run of a handler of it
         # last ended.
         self._last_ended: dict[int, float] = {}
 
