@@ -168,8 +168,7 @@ class _Panel:
         draw = ImageDraw.Draw(image)
         found = self.found
         if with_path:
-            points = found.points if found.points is not None else np.array(found.cells)
-            line = [self.point(x, y) for x, y in np.asarray(points, dtype=float).tolist()]
+            line = [self.point(x, y) for x, y in np.asarray(found.points, dtype=float).tolist()]
             if len(line) > 1:
                 draw.line(line, fill=PATH_RGB, width=max(2, self.pixels // 3), joint="curve")
         radius = max(3.0, 0.6 * self.pixels)

@@ -149,7 +149,7 @@ def plan_image(grid: PlanningGrid, found: GridPlan | None = None, scale: int | N
         image = image.resize((grid.width * scale, grid.height * scale), Image.Resampling.NEAREST)
     if found is not None:
         draw = ImageDraw.Draw(image)
-        if found.smoothing != "none" and found.points is not None:
+        if found.smoothing != "none":
             line = [((x + 0.5) * scale, (grid.height - 1 - y + 0.5) * scale)
                     for x, y in found.points.tolist()]
             draw.line(line, fill=SMOOTHED_PATH_RGB, width=max(1, scale // 3), joint="curve")

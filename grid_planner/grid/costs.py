@@ -64,11 +64,23 @@ COSTMAP_BAND_SCAN_CELLS = 8
 SQRT2 = math.sqrt(2.0)
 
 
+def cells_reached(length: float, resolution: float) -> float:
+    """How many cells `length` metres reaches, a float32 resolution's rounding forgiven: 0.3 m
+    reaches 6 cells at 0.05 m/cell even when 0.05 arrived as 0.0500000007."""
+    return length / resolution * (1.0 + CELL_SLACK)
+
+
+def cells_within(cells: float, most: int) -> bool:
+    """Whether `cells` (a length over a resolution) is at most `most`, a float32 resolution's
+    rounding forgiven: 3.0 m at 0.03 m/cell is 100 cells, not 100.0000023."""
+    return cells <= most * (1.0 + CELL_SLACK)
+
+
 def radius_limit_cells2(radius: float, resolution: float) -> float:
     """The largest squared cell distance (cells^2) that counts as "within `radius` metres"."""
     if radius <= 0.0:
         return 0.0
-    return (radius / resolution * (1.0 + CELL_SLACK)) ** 2
+    return cells_reached(radius, resolution) ** 2
 
 
 def obstacle_distance2(obstacles: np.ndarray, max_offset: int) -> np.ndarray:

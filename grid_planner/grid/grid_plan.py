@@ -40,10 +40,10 @@ class GridPlan:
     map_width: int
     map_cell_count: int
     result: SearchResult
+    raw_poses: np.ndarray
+    points: np.ndarray
     expanded: np.ndarray | None = None
     heuristic: str = ""
-    raw_poses: np.ndarray | None = None
-    points: np.ndarray | None = None
     connectivity: int = 4
     smoothing: str = DEFAULT_SMOOTHING
     smoothing_time: float = 0.0
@@ -64,8 +64,6 @@ class GridPlan:
         """Length in metres of the path to follow (`poses`), measured on its points in cell
         coordinates: world coordinates far from the origin keep too few digits (at an origin
         of 1e16 m a 16 m path measured 18 m)."""
-        if self.points is None:
-            return polyline_length(self.poses)
         return polyline_length(self.points) * self.resolution
 
     @property

@@ -27,10 +27,10 @@ import numpy as np
 from .cell_graph import CellGraph
 from .components import Region, label_components, patch_labels, union_region
 from .costs import (
-    CELL_SLACK,
     DEFAULT_COST_MODEL,
     DEFAULT_COST_SCALING_FACTOR,
     DEFAULT_INFLATION_RADIUS,
+    cells_within,
     step_cost_tables,
 )
 from .kernels import LETHAL_KEY, SearchBuffers, decode_keys, free_key, unpadded
@@ -370,7 +370,7 @@ def _within_reach(
     radius = _non_negative(name, radius, "m")
     cells = radius / resolution
     most, what = reach
-    if cells > most * (1.0 + CELL_SLACK):  # a float32 resolution: see CELL_SLACK
+    if not cells_within(cells, most):
         raise ValueError(f"{name} {radius:g} m is {cells:.3g} cells at {resolution:g} m/cell; "
                          f"{what} at most {most:,} cells")
     return radius

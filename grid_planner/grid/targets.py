@@ -14,7 +14,7 @@ import numpy as np
 
 from grid_planner.report import decimal
 
-from .costs import CELL_SLACK
+from .costs import cells_reached
 from .errors import GoalOccupied, NoValidPathFound
 from .occupancy import UNKNOWN
 from .planning_grid import PlanningGrid
@@ -28,7 +28,7 @@ def tolerance_window_cells(tolerance: float, resolution: float) -> int:
     MAX_WINDOW_CELLS (wider than any map: 1e308 m overflowed to an infinite count)."""
     if not (math.isfinite(tolerance) and tolerance >= 0.0):
         raise ValueError(f"goal tolerance must be a finite number >= 0 m, got {tolerance}")
-    cells = tolerance / resolution * (1.0 + CELL_SLACK)
+    cells = cells_reached(tolerance, resolution)
     return MAX_WINDOW_CELLS if cells >= MAX_WINDOW_CELLS else math.floor(cells)
 
 

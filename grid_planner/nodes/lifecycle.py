@@ -146,7 +146,7 @@ class ManagedNode(LifecycleNode):
             self.cleanup_resources()
         finally:
             kept, self._kept = self._kept, []
-            servers = [entity for entity in kept if isinstance(entity, ReadyActionServer)]
+            servers = _action_servers(kept)
             unfinished = sum(not server.wait_idle(CLEANUP_WAIT_S) for server in servers)
             for server in servers:
                 server.wait_claimed()
@@ -166,8 +166,7 @@ class ManagedNode(LifecycleNode):
     def claims_pending(self) -> float:
         """Seconds a stop should go on taking requests for the results of goals it has just
         ended, and the tasks of goals accepted but not yet executed (0.0: none is expected)."""
-        return max([0.0] + [entity.claims_pending() for entity in self._kept
-                            if isinstance(entity, ReadyActionServer)])
+        return max([0.0] + [server.claims_pending() for server in _action_servers(self._kept)])
 
     def _destroy(self, entity: object) -> None:
         """Destroy one kept entity the way its kind is destroyed."""
@@ -338,3 +337,8 @@ class ManagedNode(LifecycleNode):
         if self.lifecycle_state != "finalized":
             self.trigger_shutdown()
         super().destroy_node()
+
+
+def _action_servers(entities: list[object]) -> list[ReadyActionServer]:
+    """The action servers among kept entities."""
+    return [entity for entity in entities if isinstance(entity, ReadyActionServer)]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from rclpy.parameter import Parameter
 
 from grid_planner.grid.components import Region
-from grid_planner.grid.costs import CELL_SLACK
+from grid_planner.grid.costs import cells_within
 from grid_planner.grid.errors import PlannerCancelled, UnsupportedMapError
 from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.grid.patching import (
@@ -105,7 +105,7 @@ def inflation_refusal(
     a map or a robot_radius (or inflation_radius) change holds up the plans.
     """
     cells = radius / resolution
-    if cells <= max_cells * (1.0 + CELL_SLACK):  # a float32 resolution: see CELL_SLACK
+    if cells_within(cells, max_cells):
         return None
     return (
         f"{name} {radius} m is {cells:.4g} cells at {resolution:.6g} m/cell, more "
