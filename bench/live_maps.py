@@ -1,4 +1,4 @@
-"""Live maps (issue 13): full maps prepared at rate, patches applied, replanning on the stream.
+"""Live maps: full maps prepared at rate, patches applied, replanning on the stream.
 
 Run from the repository root: `python bench/live_maps.py [--quick]` prints one JSON line
 (`bench/run_all.py` runs it and adds its targets). Maps: 25 % random obstacles at 0.05 m a cell,
@@ -229,7 +229,7 @@ def targets(full: list[dict], patch: dict, stream: dict) -> list[dict]:
     plan_p95 = p95s.get("plan")
     rows.append(verdict(
         "live maps: replanning from scratch on the stream (is an incremental planner needed?)",
-        f"plan p95 <= {REPLAN_TARGET_MS:.0f} ms: no incremental planner (issue 13, part 4)",
+        f"plan p95 <= {REPLAN_TARGET_MS:.0f} ms: no incremental planner needed",
         None if plan_p95 is None else plan_p95 <= REPLAN_TARGET_MS,
         "no replan" if plan_p95 is None else
         f"A* plan p95 {plan_p95:.1f} ms (p50 {p50['plan']:.1f}); the rest of update-to-path: "

@@ -95,11 +95,16 @@ def default_settings() -> tuple[str, int | None] | None:
     auto = getattr(puzzle, "AUTO", None)
     if auto is None:
         return None
-    try:
-        parser = importlib.import_module("grid_planner.cli.parser")
-    except ImportError:
-        return auto, None
-    return auto, getattr(parser, "DEFAULT_PUZZLE_MAX_NODES", None)
+    # Older versions kept the default in the CLI's parser.
+    for module, name in (("grid_planner.puzzle.solver", "DEFAULT_SOLVE_MAX_HELD"),
+                         ("grid_planner.cli.parser", "DEFAULT_PUZZLE_MAX_NODES")):
+        try:
+            held = getattr(importlib.import_module(module), name, None)
+        except ImportError:
+            held = None
+        if held is not None:
+            return auto, held
+    return auto, None
 
 
 def _project(algorithm: str, heuristic: str) -> Callable[[float | None], Solve]:

@@ -36,6 +36,8 @@ from grid_planner.render import (
 DEFAULT_FRAMES = 60
 DEFAULT_WIDTH = 960
 FRAME_MS = 80
+PUZZLE_FRAME_MS = 400  # a puzzle move: long enough to follow the tile
+PUZZLE_WIDTH = 320  # px
 HOLD_MS = 2500  # the last frame, with every path
 TITLE_PX = 22
 GAP_PX = 6
@@ -250,13 +252,11 @@ def puzzle_frames(
     boards: Sequence[Sequence[int]],
     moves: Sequence[str],
     goal: Sequence[int],
-    width: int = 320,
 ) -> list[Image.Image]:
     """One frame per board of a solution (`boards[0]` the start, then one per move in
-    `moves`), `width` pixels wide: the tiles numbered, those on their goal cell green, the
-    title saying which move led there."""
-    if width < MIN_WIDTH:
-        raise ValueError(f"width must be >= {MIN_WIDTH} px, got {width}")
+    `moves`), PUZZLE_WIDTH pixels wide: the tiles numbered, those on their goal cell green,
+    the title saying which move led there."""
+    width = PUZZLE_WIDTH
     side = math.isqrt(len(goal))
     tile = (width - 2 * GAP_PX) // side
     height = TITLE_PX + 2 * GAP_PX + side * tile

@@ -140,7 +140,9 @@ def check_image_size(width: int, height: int, scale: int) -> None:
         )
 
 
-def plan_image(grid: PlanningGrid, found: GridPlan | None = None, scale: int | None = None):
+def plan_image(
+    grid: PlanningGrid, found: GridPlan | None = None, scale: int | None = None
+) -> Image.Image:
     """The plan as a PIL image, `scale` pixels per cell (None: `auto_scale`)."""
     scale = auto_scale(grid.width, grid.height) if scale is None else int(scale)
     check_image_size(grid.width, grid.height, scale)
@@ -300,7 +302,7 @@ BAR_LIMIT_RGB = (235, 140, 30)
 BAR_FAILED_RGB = (160, 160, 160)
 
 
-def text_font(size: int):
+def text_font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
     """Pillow's default font at `size` px (its small bitmap font where FreeType is missing)."""
     try:
         return ImageFont.load_default(size=size)
@@ -316,14 +318,13 @@ def bar_chart_png(
     notes: Sequence[str] | None = None,
     kinds: Sequence[str] | None = None,
     title: str = "",
-    value_name: str = "nodes expanded",
-    log_scale: bool = True,
 ) -> tuple[int, int]:
-    """Write a horizontal bar chart (one bar per label) as a PNG; returns its (width, height).
+    """Write a horizontal bar chart of nodes expanded (one bar per label) as a PNG; returns its
+    (width, height).
 
-    `values` are drawn on a log10 scale by default (the axis starts at 1; a value of 0 draws no
-    bar). `notes` are printed after each bar's value (e.g. "LIMIT_REACHED"); `kinds` colour the
-    bars: "ok" (default), "limit" or "failed".
+    `values` are drawn on a log10 scale (the axis starts at 1; a value of 0 draws no bar): runs
+    differ by orders of magnitude. `notes` are printed after each bar's value (e.g.
+    "LIMIT_REACHED"); `kinds` colour the bars: "ok" (default), "limit" or "failed".
     """
     if len(values) != len(labels):
         raise ValueError("labels and values must have the same length")
@@ -355,21 +356,12 @@ def bar_chart_png(
         draw.text((margin, margin), title, fill=(0, 0, 0), font=font)
 
     largest = max([float(v) for v in values] + [1.0])
-    if log_scale:
-        decades = max(1, math.ceil(math.log10(largest) - 1e-12))
-        top_value = 10.0**decades
+    decades = max(1, math.ceil(math.log10(largest) - 1e-12))
 
-        def extent(value: float) -> float:
-            return math.log10(value) / decades if value >= 1.0 else 0.0
+    def extent(value: float) -> float:
+        return math.log10(value) / decades if value >= 1.0 else 0.0
 
-        ticks = [(10**d, extent(10**d)) for d in range(decades + 1)]
-    else:
-        top_value = largest
-
-        def extent(value: float) -> float:
-            return max(0.0, value) / top_value
-
-        ticks = [(top_value * i / 4, i / 4) for i in range(5)]
+    ticks = [(10**d, extent(10**d)) for d in range(decades + 1)]
 
     x_axis = margin + label_width
     y_axis = top + row_height * max(1, len(labels))
@@ -380,8 +372,7 @@ def bar_chart_png(
         draw.text(
             (x - text_width(tick, small) / 2, y_axis + 4), tick, fill=(60, 60, 60), font=small
         )
-    scale_name = "log scale" if log_scale else "linear scale"
-    caption = f"{value_name} ({scale_name})"
+    caption = "nodes expanded (log scale)"
     draw.text(
         (x_axis + (bar_area - text_width(caption, small)) / 2, y_axis + 18),
         caption,

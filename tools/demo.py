@@ -33,7 +33,7 @@ from nav_msgs.msg import OccupancyGrid
 from nav_msgs.msg import Path as PathMsg
 from rclpy.executors import SingleThreadedExecutor
 
-from grid_planner.animation import puzzle_frames, save_gif
+from grid_planner.animation import PUZZLE_FRAME_MS, puzzle_frames, save_gif
 from grid_planner.grid.planning_grid import PlanningGrid
 from grid_planner.nodes.conversions import msg_to_map
 from grid_planner.nodes.paths import config_file
@@ -201,7 +201,8 @@ def run_demo(node, map_yaml: Path, files: list[Path]) -> None:
     print()
     print(format_board(boards[-1]))
     puzzle_gif = OUTPUT / "puzzle.gif"
-    save_gif(puzzle_frames(boards, list(answer.moves), default_goal(3)), puzzle_gif, 400)
+    frames = puzzle_frames(boards, list(answer.moves), default_goal(3))
+    save_gif(frames, puzzle_gif, PUZZLE_FRAME_MS)
     files.append(puzzle_gif)
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from draw_maps import FLOOR_GOAL_CELL, FLOOR_START_CELL, floor_plan
 
-from grid_planner.animation import puzzle_frames, save_gif, search_frames
+from grid_planner.animation import PUZZLE_FRAME_MS, puzzle_frames, save_gif, search_frames
 from grid_planner.cli import main as grid_planner_cli
 from grid_planner.grid import PlanningGrid, plan
 from grid_planner.puzzle import default_goal, solve
@@ -72,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     plan_png(grid, astar, written[0], legend=True)
     search_animation(grid, written[1])
     solved = solve(HARD_BOARD)
-    save_gif(puzzle_frames(solved.boards(), solved.moves, default_goal(3)), written[2], 400)
+    frames = puzzle_frames(solved.boards(), solved.moves, default_goal(3))
+    save_gif(frames, written[2], PUZZLE_FRAME_MS)
     for name, options in DEMO_COMMANDS.items():
         written.append(args.out / name)
         demo_picture(written[-1], options)

@@ -68,14 +68,14 @@ def run_animate(args: argparse.Namespace) -> int:
 
 def write_puzzle_gif(outcome: PuzzleOutcome, path: str) -> str:
     """Play a solved puzzle move by move into the GIF `path`; the line saying where it is."""
-    from grid_planner.animation import puzzle_frames, save_gif
+    from grid_planner.animation import PUZZLE_FRAME_MS, puzzle_frames, save_gif
 
     try:
         images = puzzle_frames(outcome.boards(), outcome.moves, outcome.goal)
     except ValueError as error:
         raise InputError(f"no GIF: {error}") from None
     try:
-        save_gif(images, path, frame_ms=400)
+        save_gif(images, path, frame_ms=PUZZLE_FRAME_MS)
     except (OSError, ValueError) as error:
         raise InputError(f"cannot write {path}: {error}") from None
     return _gif_line(path, len(images), images[0].size)

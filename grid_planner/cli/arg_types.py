@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import math
 
+from grid_planner.grid.planning_grid import occupied_threshold_refusal
 from grid_planner.search import DEPTH_LIMIT_BOUND, DEPTH_LIMIT_WORDS
 
 
@@ -103,8 +104,9 @@ def positive_count(text: str) -> int:
 def threshold(text: str) -> int:
     """An occupancy threshold, a whole number in 1..100 (argparse type)."""
     value = count(text)
-    if not 1 <= value <= 100:
-        raise argparse.ArgumentTypeError(f"{text!r} must be an integer in 1..100")
+    refusal = occupied_threshold_refusal(value)
+    if refusal:
+        raise argparse.ArgumentTypeError(f"{text!r} {refusal}")
     return value
 
 

@@ -17,7 +17,7 @@ from grid_planner.puzzle.by_depth import (
 )
 
 from .output import EXIT_NO_RESULT, EXIT_OK, InputError, print_json
-from .parser import DEFAULT_COMPARE_PUZZLE_MAX_NODES
+from .parser import DEFAULT_RUN_MAX_HELD
 
 NOT_RUN = "-"
 
@@ -46,7 +46,7 @@ def run_by_depth(args: argparse.Namespace) -> int:
     """Print the by-depth table (or its JSON); progress per depth goes to stderr."""
     if args.target:
         raise InputError("--by-depth draws its own 8-puzzle boards: give no TARGET")
-    max_nodes = args.max_nodes if args.max_nodes is not None else DEFAULT_COMPARE_PUZZLE_MAX_NODES
+    max_nodes = args.max_nodes if args.max_nodes is not None else DEFAULT_RUN_MAX_HELD
     timeout = args.timeout if args.timeout > 0 else None
     ids_depth = args.max_depth or IDS_MAX_DEPTH
     began = time.monotonic()

@@ -23,6 +23,7 @@ from grid_planner.puzzle import (
 )
 from grid_planner.puzzle.board import board_side
 from grid_planner.puzzle.compiled_idastar import warm_once
+from grid_planner.puzzle.solver import runs_compiled
 from grid_planner.search import LimitKind
 from grid_planner.search.registry import GRID, PUZZLE, domain_algorithms, offered
 
@@ -44,7 +45,7 @@ from .output import (
     shortest_in_metres,
     warm_kernels,
 )
-from .parser import DEFAULT_COMPARE_PUZZLE_MAX_NODES, budget_from
+from .parser import DEFAULT_RUN_MAX_HELD, budget_from
 from .plan import (
     IMAGE_SUFFIXES,
     YAML_SUFFIXES,
@@ -234,9 +235,9 @@ def _compare_puzzle(args: argparse.Namespace, board_text: str) -> int:
         error_line(f"{outcome.status.name}: {outcome.message}")
         return EXIT_NO_RESULT
 
-    max_nodes = args.max_nodes if args.max_nodes is not None else DEFAULT_COMPARE_PUZZLE_MAX_NODES
+    max_nodes = args.max_nodes if args.max_nodes is not None else DEFAULT_RUN_MAX_HELD
     timeout = args.timeout if args.timeout > 0 else None
-    if "idastar" in algorithms:
+    if any(runs_compiled(algorithm) for algorithm in algorithms):
         warm_kernels(warm_once)  # loaded first, so no run pays for it
     outcomes = compare(
         board,

@@ -13,6 +13,7 @@ from grid_planner.grid.costs import (
     DEFAULT_INFLATION_RADIUS,
     MAX_COST_TRAVEL_MULTIPLIER,
 )
+from grid_planner.grid.planning_grid import DEFAULT_OCCUPIED_THRESHOLD
 from grid_planner.grid.smoothing import DEFAULT_SMOOTHING, SMOOTHINGS
 
 from .arg_types import (
@@ -84,9 +85,10 @@ def add_map_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--occupied-threshold",
         type=threshold,
-        default=65,
+        default=DEFAULT_OCCUPIED_THRESHOLD,
         metavar="N",
-        help="a cell with value >= N is an obstacle (1..100, default 65)",
+        help="a cell with value >= N is an obstacle "
+        f"(1..100, default {DEFAULT_OCCUPIED_THRESHOLD})",
     )
     group.add_argument(
         "--allow-unknown", action="store_true", help="unknown (-1) cells may be crossed"

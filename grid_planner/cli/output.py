@@ -16,7 +16,30 @@ EXIT_NO_RESULT = 1  # no path, unsolvable, or a budget ran out
 EXIT_BAD_INPUT = 2  # usage, map or board errors
 
 PROG = "grid-planner"
-DFS_NOTE = "depth-first paths are valid but usually far longer than the shortest"
+
+
+def dfs_note(noun: str = "paths") -> str:
+    """Why a depth-first result is long; `noun` is "paths" or "solutions"."""
+    return f"depth-first {noun} are valid but usually far longer than the shortest"
+
+
+def quality_words(optimal: str | None, algorithm: str, noun: str) -> str:
+    """How a found path or solution (`noun`) is described: the words `optimal` when the
+    algorithm proved it the best (None: it did not), dfs's caveat, or no guarantee."""
+    if optimal is not None:
+        return optimal
+    if algorithm == "dfs":
+        return f"NOT optimal: {dfs_note(noun)}"
+    return "not guaranteed to be the shortest"
+
+
+def failure_line(name: str, message: str, nodes_expanded: int | None) -> str:
+    """A failed search's one line: `NAME: message`, with how much it searched (when it did and
+    the message does not say so already)."""
+    searched = ""
+    if nodes_expanded is not None and "nodes expanded" not in message:
+        searched = f" ({nodes_expanded:,} nodes expanded)"
+    return f"{name}: {message}{searched}"
 
 
 class InputError(Exception):
@@ -184,7 +207,7 @@ def _exceeds(value: float, best: float) -> bool:
 
 def _why_worse(algorithm: str, optimum: Optimum) -> str:
     if algorithm == "dfs":
-        return f": {DFS_NOTE}"
+        return f": {dfs_note()}"
     info = offered(GRID, algorithm)
     if info is not None and info.unit_cost_only and optimum.field != "length":
         # Optimal for unit steps only: on a weighted or 8-connected grid, not the optimum.

@@ -14,7 +14,15 @@ from grid_planner.animation import (
     MAX_WIDTH,
     MIN_WIDTH,
 )
+from grid_planner.grid.dispatch import DEFAULT_ALGORITHM
+from grid_planner.grid.planner import DEFAULT_PLAN_TIMEOUT
 from grid_planner.puzzle import AUTO, CLASSIC_HEURISTICS, HEURISTICS, PUZZLE_ALGORITHMS
+from grid_planner.puzzle.comparison import DEFAULT_RUN_MAX_HELD, DEFAULT_RUN_TIMEOUT
+from grid_planner.puzzle.solver import (
+    DEFAULT_SETUP_TIMEOUT,
+    DEFAULT_SOLVE_MAX_HELD,
+    DEFAULT_SOLVE_TIMEOUT,
+)
 from grid_planner.search import Budget
 from grid_planner.search.registry import GRID, domain_algorithms
 
@@ -32,15 +40,8 @@ from .arg_types import (
 from .map_options import add_map_options, add_map_query, option_defaults
 from .output import PROG, InputError
 
-DEFAULT_PLAN_TIMEOUT = 5.0  # s, planner_node's max_planning_time
-DEFAULT_PUZZLE_TIMEOUT = 10.0  # s, puzzle_node's default_timeout
-DEFAULT_PUZZLE_MAX_NODES = 1_000_000  # states held; puzzle_node's max_nodes
-DEFAULT_SETUP_TIMEOUT = 120.0  # s for a table build, puzzle_node's setup_timeout
-DEFAULT_COMPARE_TIMEOUT = 5.0  # s per run
-DEFAULT_COMPARE_PUZZLE_MAX_NODES = 1_000_000  # per run; grid runs have no node cap by default
-
 GRID_ALGORITHM_HELP = ", ".join(
-    f"{name} (default)" if name == "astar" else name for name in domain_algorithms(GRID)
+    f"{name} (default)" if name == DEFAULT_ALGORITHM else name for name in domain_algorithms(GRID)
 )
 
 
@@ -114,7 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_Formatter,
     )
     add_map_query(plan_parser)
-    plan_parser.add_argument("--algorithm", default="astar", metavar="A", help=GRID_ALGORITHM_HELP)
+    plan_parser.add_argument("--algorithm", default=DEFAULT_ALGORITHM, metavar="A",
+                             help=GRID_ALGORITHM_HELP)
     add_map_options(plan_parser)
     plan_parser.add_argument(
         "--timeout",
@@ -167,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"{AUTO} (default: the exact table on 2x2 and 3x3, the pattern database on 4x4 "
         "goals with the blank in a corner, else linear_conflict), " + ", ".join(HEURISTICS),
     )
-    _add_puzzle_limits(puzzle_parser, DEFAULT_PUZZLE_TIMEOUT, DEFAULT_PUZZLE_MAX_NODES,
+    _add_puzzle_limits(puzzle_parser, DEFAULT_SOLVE_TIMEOUT, DEFAULT_SOLVE_MAX_HELD,
                        compare=False)
     puzzle_parser.add_argument(
         "--max-expansions", type=count, default=0, metavar="N",
@@ -241,7 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
         f"{','.join(CLASSIC_HEURISTICS)}; any of {','.join(HEURISTICS)})",
     )
     add_map_options(compare_parser)
-    _add_puzzle_limits(compare_parser, DEFAULT_COMPARE_TIMEOUT, None, compare=True)
+    _add_puzzle_limits(compare_parser, DEFAULT_RUN_TIMEOUT, None, compare=True)
     compare_parser.add_argument(
         "--png", metavar="OUT.png", type=file_name,
         help="bar chart of the nodes expanded per run (log scale)",
@@ -309,7 +311,7 @@ def _add_puzzle_limits(
     nodes_default = (
         f"{max_nodes:,}"
         if max_nodes is not None
-        else f"{DEFAULT_COMPARE_PUZZLE_MAX_NODES:,} for boards, none for maps"
+        else f"{DEFAULT_RUN_MAX_HELD:,} for boards, none for maps"
     )
     group.add_argument(
         "--max-nodes",

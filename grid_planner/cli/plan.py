@@ -12,13 +12,14 @@ from grid_planner.report import HUGE, decimal
 from grid_planner.search import Budget
 
 from .output import (
-    DFS_NOTE,
     EXIT_NO_RESULT,
     EXIT_OK,
     InputError,
     error_line,
+    failure_line,
     ms,
     print_json,
+    quality_words,
     warm_kernels,
 )
 from .parser import budget_from
@@ -145,10 +146,8 @@ def report_plan_failure(
             "quality": None,
         })
     else:
-        searched = ""
-        if error.result is not None and "nodes expanded" not in str(error):
-            searched = f" ({error.result.nodes_expanded:,} nodes expanded)"
-        error_line(f"{error.code_name}: {error}{searched}")
+        expanded = None if error.result is None else error.result.nodes_expanded
+        error_line(failure_line(error.code_name, str(error), expanded))
     return EXIT_NO_RESULT
 
 
@@ -162,14 +161,11 @@ def _plan_summary(grid: PlanningGrid, found: GridPlan, map_file: str) -> str:
     from grid_planner.grid import algorithm_info
     from grid_planner.grid.path_quality import path_quality
 
-    if found.optimal and grid.raw_costs is None:
-        quality = "optimal (no shorter path exists)"
-    elif found.optimal:
-        quality = f"optimal (no path costs less under the {grid.cost_model} cost model)"
-    elif found.algorithm == "dfs":
-        quality = f"NOT optimal: {DFS_NOTE}"
-    else:
-        quality = "not guaranteed to be the shortest"
+    optimal = None
+    if found.optimal:
+        optimal = "optimal (no shorter path exists)" if grid.raw_costs is None else (
+            f"optimal (no path costs less under the {grid.cost_model} cost model)")
+    quality = quality_words(optimal, found.algorithm, "paths")
     lines = [
         f"Path found by {found.algorithm}: {found.length} steps ({decimal(found.length_m)} m), "
         f"{quality}.",

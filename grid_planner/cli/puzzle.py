@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from grid_planner.puzzle import PuzzleOutcome, PuzzleStatus, format_board, solve
 from grid_planner.puzzle.compiled_idastar import warm_once
 from grid_planner.puzzle.messages import moves_text
+from grid_planner.puzzle.solver import runs_compiled
 from grid_planner.puzzle.tables import Setup, cancel_builds
 
 from .animate import write_puzzle_gif
@@ -16,8 +17,10 @@ from .output import (
     EXIT_NO_RESULT,
     EXIT_OK,
     error_line,
+    failure_line,
     ms,
     print_json,
+    quality_words,
     warm_kernels,
 )
 from .parser import puzzle_budget
@@ -33,12 +36,8 @@ def _solution_text(outcome: PuzzleOutcome) -> str:
     name = outcome.algorithm + (f" with {outcome.heuristic}" if outcome.heuristic else "")
     if outcome.auto:
         name += " (auto)"
-    if outcome.optimal:
-        quality = "optimal: no shorter solution exists"
-    elif outcome.algorithm == "dfs":
-        quality = "not optimal: depth-first solutions are valid but usually far from the shortest"
-    else:
-        quality = "not guaranteed to be the shortest"
+    quality = quality_words("optimal: no shorter solution exists" if outcome.optimal else None,
+                            outcome.algorithm, "solutions")
     lines = [
         f"{name}: solved in {moves_text(outcome.length)} ({quality})",
         *([f"note: {outcome.fallback}"] if outcome.fallback else []),
@@ -66,7 +65,7 @@ def run_puzzle(args: argparse.Namespace) -> int:
     A heuristic table built on the way shows a progress bar; Ctrl-C cancels it.
     """
     setup = Setup(timeout=args.setup_timeout or None)
-    if args.algorithm in ("", "auto", "idastar"):  # the one that may run compiled
+    if runs_compiled(args.algorithm):
         warm_kernels(warm_once)
     try:
         with table_build_bars():
@@ -86,10 +85,8 @@ def run_puzzle(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     if not outcome.success:
         if not args.json:
-            searched = ""
-            if outcome.result is not None and "nodes expanded" not in outcome.message:
-                searched = f" ({outcome.nodes_expanded:,} nodes expanded)"
-            error_line(f"{outcome.status.name}: {outcome.message}{searched}")
+            expanded = None if outcome.result is None else outcome.nodes_expanded
+            error_line(failure_line(outcome.status.name, outcome.message, expanded))
         return EXIT_NO_RESULT
     if not args.json:
         print(_solution_text(outcome))

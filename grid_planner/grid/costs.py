@@ -76,6 +76,16 @@ def cells_within(cells: float, most: int) -> bool:
     return cells <= most * (1.0 + CELL_SLACK)
 
 
+def radius_refusal(name: str, radius: float, resolution: float, most: int,
+                   bound: str) -> str | None:
+    """Why `radius` metres (the value called `name`) spans too many cells at `resolution`
+    (None when it spans at most `most`); `bound` says what sets `most`."""
+    cells = radius / resolution
+    if cells_within(cells, most):
+        return None
+    return f"{name} {radius} m is {cells:.4g} cells at {resolution:.6g} m/cell, more than {bound}"
+
+
 def radius_limit_cells2(radius: float, resolution: float) -> float:
     """The largest squared cell distance (cells^2) that counts as "within `radius` metres"."""
     if radius <= 0.0:
@@ -191,21 +201,6 @@ def obstacle_distance2_numpy(obstacles: np.ndarray, max_offset: int) -> np.ndarr
 
 
 # --- Nav2's formulas ------------------------------------------------------------------------
-
-
-def inflation_cost(distance: float, inscribed_radius: float, cost_scaling_factor: float) -> int:
-    """Nav2's inflation cost of a cell `distance` metres from the nearest obstacle centre.
-
-    >>> inflation_cost(0.0, 0.22, 3.0), inflation_cost(0.22, 0.22, 3.0)
-    (254, 253)
-    >>> inflation_cost(0.3, 0.2255, 3.0), inflation_cost(0.5, 0.2255, 10.0)
-    (201, 16)
-    """
-    if distance == 0.0:
-        return LETHAL
-    if distance <= inscribed_radius:
-        return INSCRIBED
-    return int(MAX_NON_OBSTACLE * math.exp(-cost_scaling_factor * (distance - inscribed_radius)))
 
 
 def costmap_value(raw: np.ndarray) -> np.ndarray:

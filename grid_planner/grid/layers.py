@@ -149,7 +149,8 @@ def inflation_table(
     """The inflation layer's raw cost (uint8) by squared distance 0 .. (scan + 1)^2 cells^2.
 
     0 is an obstacle (254), up to the robot radius inscribed (253), up to the inflation radius
-    Nav2's exponential (`costs.inflation_cost`), beyond it free; an unknown cell reads 255
+    Nav2's `int(252 exp(-cost_scaling_factor (d - robot_radius)))`, d in metres, beyond it
+    free; an unknown cell reads 255
     unless it is inscribed (`cell_arrays`). One table per grid, so every cell at a distance
     gets the same float result. `scan` is at most MAX_INFLATION_REACH_CELLS (PlanningGrid
     bounds the radii).
@@ -166,8 +167,11 @@ def inflation_table(
     return table
 
 
-def cell_arrays(obstacle, unknown, inscribed, scan, radius_limit, allow_unknown, table,
-                dtype, width, height):
+def cell_arrays(
+    obstacle: np.ndarray, unknown: np.ndarray, inscribed: np.ndarray, scan: int,
+    radius_limit: float, allow_unknown: bool, table: np.ndarray,
+    dtype: type[np.unsignedinteger], width: int, height: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(free, padded keys, raw) in one compiled pass that also measures the distances
     (`costs.obstacle_distance2`, capped at `scan` cells): each row's cells are made as soon as
     its distances are known, so no map of distances is kept. The lethal, inflated and unpadded
@@ -243,8 +247,11 @@ def _cell_arrays_kernel(obstacle, unknown, inscribed, scan, radius_limit, allow_
                 cost_row[x] = NO_INFORMATION if unknowns[x] and cost != INSCRIBED else cost
 
 
-def cell_arrays_numpy(obstacle, unknown, inscribed, scan, radius_limit, allow_unknown,
-                      table, dtype, width, height):
+def cell_arrays_numpy(
+    obstacle: np.ndarray, unknown: np.ndarray, inscribed: np.ndarray, scan: int,
+    radius_limit: float, allow_unknown: bool, table: np.ndarray,
+    dtype: type[np.unsignedinteger], width: int, height: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The NumPy-only version of `cell_arrays` (same arrays)."""
     distance2 = obstacle_distance2_numpy(obstacle.reshape(height, width), scan).reshape(-1)
     lethal = obstacle | unknown if not allow_unknown else obstacle.copy()

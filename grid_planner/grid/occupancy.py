@@ -157,6 +157,13 @@ class OccupancyMap:
         """The origin as map_server writes it: `(x, y, yaw)`."""
         return (self.origin_x, self.origin_y, self.origin_yaw)
 
+    def same_cells(self, other: OccupancyMap) -> bool:
+        """Whether `other` covers the same cells in the same place: size, resolution, origin
+        and frame."""
+        return (self.width, self.height, self.resolution, self.origin, self.frame_id) == (
+            other.width, other.height, other.resolution, other.origin, other.frame_id
+        )
+
     def grid2d(self) -> np.ndarray:
         """A read-only `(height, width)` view of the values; row 0 is the bottom row."""
         return self.data.reshape(self.height, self.width)

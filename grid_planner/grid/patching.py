@@ -137,10 +137,7 @@ def changed_region(before: OccupancyMap, after: OccupancyMap) -> Region | None:
     """The (top, bottom, left, right) box of the cells whose values (or raw costs) differ
     between two maps, (0, 0, 0, 0) when none does; None when they do not cover the same cells
     the same way (size, resolution, origin, frame, raw costs or not)."""
-    if ((before.width, before.height, before.resolution, before.origin_x, before.origin_y,
-         before.origin_yaw, before.frame_id, before.raw_costs is None)
-            != (after.width, after.height, after.resolution, after.origin_x, after.origin_y,
-                after.origin_yaw, after.frame_id, after.raw_costs is None)):
+    if not before.same_cells(after) or (before.raw_costs is None) != (after.raw_costs is None):
         return None
     changed = before.data != after.data
     if before.raw_costs is not None:

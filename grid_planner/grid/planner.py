@@ -63,6 +63,8 @@ from .problem import GRID_HEURISTICS
 from .smoothing import DEFAULT_SMOOTHING, SmootherParams, smooth_cells
 from .targets import choose_targets, describe_cell, tolerance_window_cells, why_blocked
 
+# Seconds a plan may search by default (planner_node's max_planning_time, the CLI's --timeout).
+DEFAULT_PLAN_TIMEOUT = 5.0
 # Paths longer than this are valid but heavy to publish and draw (a DFS on a big map easily
 # gives millions of poses); the node warns when a plan exceeds it.
 MAX_SANE_PATH_POSES = 100_000

@@ -30,7 +30,7 @@ from .costs import (
     DEFAULT_COST_MODEL,
     DEFAULT_COST_SCALING_FACTOR,
     DEFAULT_INFLATION_RADIUS,
-    cells_within,
+    radius_refusal,
     step_cost_tables,
 )
 from .kernels import LETHAL_KEY, SearchBuffers, decode_keys, free_key, unpadded
@@ -44,6 +44,12 @@ DEFAULT_OCCUPIED_THRESHOLD = 65
 # What a grid is built with besides its map (PlanningGrid's keyword arguments).
 SETTING_NAMES = ("occupied_threshold", "allow_unknown", "robot_radius", "cost_model",
                  "inflation_radius", "cost_scaling_factor")
+
+
+def occupied_threshold_refusal(value: int) -> str | None:
+    """Why the integer `value` cannot be an occupied threshold (None when it can): map values
+    run 0..100, and 0 would make every free cell lethal."""
+    return None if 1 <= value <= 100 else "must be in 1..100"
 
 
 class PlanningGrid(CellGraph):
@@ -80,15 +86,20 @@ class PlanningGrid(CellGraph):
             raise TypeError(f"PlanningGrid needs an OccupancyMap, got {occupancy!r}")
         if isinstance(occupied_threshold, bool) or int(occupied_threshold) != occupied_threshold:
             raise ValueError(f"occupied_threshold must be an integer, got {occupied_threshold!r}")
-        if not 1 <= occupied_threshold <= 100:
-            raise ValueError(f"occupied_threshold must be in 1..100, got {occupied_threshold}")
+        refusal = occupied_threshold_refusal(occupied_threshold)
+        if refusal:
+            raise ValueError(f"occupied_threshold {refusal}, got {occupied_threshold}")
         self._set_map(occupancy)
         self.occupied_threshold = int(occupied_threshold)
         self.allow_unknown = bool(allow_unknown)
         # Under the inflation model both radii are bounded by the inflation layer's reach.
         inflation = cost_model == "inflation"
-        reach = (MAX_INFLATION_REACH_CELLS, "the inflation layer reaches") if inflation else (
-            WIDEST_CLEARANCE_CELLS, "a grid holds clearances of")
+        if inflation:
+            reach = (MAX_INFLATION_REACH_CELLS,
+                     f"the {MAX_INFLATION_REACH_CELLS:,} cells the inflation layer reaches")
+        else:
+            reach = (WIDEST_CLEARANCE_CELLS,
+                     f"the {WIDEST_CLEARANCE_CELLS:,} cells of clearance a grid holds")
         self.robot_radius = _within_reach("robot_radius", robot_radius, self.resolution, reach)
         self.cost_model = cost_model
         self.inflation_radius = (
@@ -365,14 +376,13 @@ class PlanningGrid(CellGraph):
 def _within_reach(
     name: str, radius: float, resolution: float, reach: tuple[int, str]
 ) -> float:
-    """`radius` (m) when it is a finite number >= 0 of at most `reach` = (cells, what reaches
-    that far) cells; ValueError saying why otherwise (1e300 m overflowed its square)."""
+    """`radius` (m) when it is a finite number >= 0 of at most `reach` = (cells, the bound's
+    words) cells; ValueError saying why otherwise (1e300 m overflowed its square)."""
     radius = _non_negative(name, radius, "m")
-    cells = radius / resolution
-    most, what = reach
-    if not cells_within(cells, most):
-        raise ValueError(f"{name} {radius:g} m is {cells:.3g} cells at {resolution:g} m/cell; "
-                         f"{what} at most {most:,} cells")
+    most, bound = reach
+    refusal = radius_refusal(name, radius, resolution, most, bound)
+    if refusal:
+        raise ValueError(refusal)
     return radius
 
 

@@ -17,29 +17,11 @@ import numpy as np
 from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import Path
 
-from grid_planner.grid.planning_grid import PlanningGrid
+from grid_planner.grid.path_checks import invalid_indices, nearest_index
 from grid_planner.nodes.plan_query import QueryError
 
 if TYPE_CHECKING:
     from grid_planner.nodes.planner_node import PlannerNode
-
-
-def nearest_index(points: np.ndarray, robot: tuple[float, float]) -> int:
-    """The index of the point nearest `robot` (the first of equally near ones)."""
-    distances = np.hypot(points[:, 0] - robot[0], points[:, 1] - robot[1])
-    return int(np.argmin(distances))
-
-
-def invalid_indices(grid: PlanningGrid, points: list[tuple[float, float] | None],
-                    first: int) -> list[int]:
-    """Indices from `first` on whose point is missing (untransformable), outside the map or
-    on a blocked cell (`PlanningGrid.points_blocked`)."""
-    rest = points[first:]
-    known = [i for i, point in enumerate(rest) if point is not None]
-    invalid = np.ones(len(rest), dtype=bool)
-    if known:
-        invalid[known] = grid.points_blocked(np.array([rest[i] for i in known]))
-    return (first + np.flatnonzero(invalid)).tolist()
 
 
 def check_path(node: PlannerNode, path: Path) -> tuple[bool, list[int]]:

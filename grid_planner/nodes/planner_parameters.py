@@ -13,6 +13,9 @@ from grid_planner.grid.costs import (
     DEFAULT_INFLATION_RADIUS,
     MAX_COST_TRAVEL_MULTIPLIER,
 )
+from grid_planner.grid.dispatch import DEFAULT_ALGORITHM
+from grid_planner.grid.planner import DEFAULT_PLAN_TIMEOUT
+from grid_planner.grid.planning_grid import DEFAULT_OCCUPIED_THRESHOLD, occupied_threshold_refusal
 from grid_planner.grid.smoothing import (
     DEFAULT_SMOOTHING,
     MAX_REFINEMENTS,
@@ -51,17 +54,18 @@ def planner_parameters() -> dict[str, tuple[object, str, Rule | None]]:
     the radii against the map in use and max_inflation_cells on the whole change)."""
     radius_range = in_range(0.0, MAX_ROBOT_RADIUS_M)
     return {
-        "algorithm": ("astar", f"search algorithm: {', '.join(GRID_ALGORITHMS)}",
+        "algorithm": (DEFAULT_ALGORITHM, f"search algorithm: {', '.join(GRID_ALGORITHMS)}",
                       one_of(GRID_ALGORITHMS)),
-        "occupied_threshold": (65, "a cell with value >= this is lethal (1..100), as is a "
-                               "value outside -1..100",
-                               lambda v: None if 1 <= v <= 100 else "must be in 1..100"),
+        "occupied_threshold": (DEFAULT_OCCUPIED_THRESHOLD, "a cell with value >= this is lethal "
+                               "(1..100), as is a value outside -1..100",
+                               occupied_threshold_refusal),
         "allow_unknown": (False, "false: unknown (-1) cells are lethal", None),
         "robot_radius": (0.0, "m (0..100); cells within this of a lethal cell are inflated; "
                          "robot_radius / map resolution at most max_inflation_cells",
                          radius_range),
         "goal_tolerance": (0.0, "m; a blocked goal may move this far in x and y", at_least(0.0)),
-        "max_planning_time": (5.0, "s (steady clock) a plan may take", at_least(0.001)),
+        "max_planning_time": (DEFAULT_PLAN_TIMEOUT, "s (steady clock) a plan may take",
+                              at_least(0.001)),
         "use_final_approach_orientation": (
             False, "last pose faces along the last step instead of the goal's yaw", None),
         "publish_expanded": (False, "publish the expanded cells on expanded_cells", None),
@@ -140,7 +144,7 @@ def path_options(param: Callable[[str], object]) -> dict[str, object]:
     }
 
 
-# --- inputs a Nav2 stack switches (issue 11) --------------------------------------------------
+# --- inputs a Nav2 stack switches -------------------------------------------------------------
 # Fixed at start-up like the QoS above: the subscriptions are made once per configure.
 INPUT_READ_ONLY = frozenset({"map_topic", "subscribe_goal_pose", "subscribe_initialpose"})
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from rclpy.parameter import Parameter
 
 from grid_planner.grid.components import Region
-from grid_planner.grid.costs import cells_within
+from grid_planner.grid.costs import radius_refusal
 from grid_planner.grid.errors import PlannerCancelled, UnsupportedMapError
 from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.grid.patching import (
@@ -104,13 +104,7 @@ def inflation_refusal(
     Preparing a grid costs O(cells x inflation cells): bounding the inflation bounds the time
     a map or a robot_radius (or inflation_radius) change holds up the plans.
     """
-    cells = radius / resolution
-    if cells_within(cells, max_cells):
-        return None
-    return (
-        f"{name} {radius} m is {cells:.4g} cells at {resolution:.6g} m/cell, more "
-        f"than max_inflation_cells {max_cells}"
-    )
+    return radius_refusal(name, radius, resolution, max_cells, f"max_inflation_cells {max_cells}")
 
 
 def changes_inflation_refusal(

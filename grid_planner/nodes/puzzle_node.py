@@ -40,6 +40,11 @@ from grid_planner.puzzle import (
     solve,
     warm_up,
 )
+from grid_planner.puzzle.solver import (
+    DEFAULT_SETUP_TIMEOUT,
+    DEFAULT_SOLVE_MAX_HELD,
+    DEFAULT_SOLVE_TIMEOUT,
+)
 from grid_planner.puzzle.tables import (
     Setup,
     SetupStoppedError,
@@ -106,15 +111,17 @@ class PuzzleNode(ManagedNode):
                 "default_max_depth": (0, "dfs/iddfs depth limit when a request gives 0 "
                                       "(0: the solver's default for the board size)",
                                       depth_limit_rule),
-                "default_timeout": (10.0, "seconds of search a solve may take when a request "
-                                    "gives 0 (table set-up not counted)", at_least(0.001)),
-                "max_nodes": (1_000_000, "memory budget of one solve: the states it may hold "
-                              "at once (open + closed sets, the table of iterative deepening; "
-                              "IDA* holds only its path)", at_least(1)),
+                "default_timeout": (DEFAULT_SOLVE_TIMEOUT, "seconds of search a solve may "
+                                    "take when a request gives 0 (table set-up not counted)",
+                                    at_least(0.001)),
+                "max_nodes": (DEFAULT_SOLVE_MAX_HELD, "memory budget of one solve: the "
+                              "states it may hold at once (open + closed sets, the table of "
+                              "iterative deepening; IDA* holds only its path)", at_least(1)),
                 "max_expansions": (0, "nodes one solve may expand (0: no limit; time and "
                                    "memory bound a solve)", at_least(0)),
-                "setup_timeout": (120.0, "seconds a solve may wait for its heuristic table to "
-                                  "be built or loaded, apart from its timeout", at_least(0.001)),
+                "setup_timeout": (DEFAULT_SETUP_TIMEOUT, "seconds a solve may wait for its "
+                                  "heuristic table to be built or loaded, apart from its "
+                                  "timeout", at_least(0.001)),
                 "max_board_side": (6, "largest board side accepted (6: the 35-puzzle); bigger "
                                    "boards are INVALID_BOARD", at_least(2)),
                 "max_concurrent_solves": (2, "solves that run at once in each lane (boards of "

@@ -12,11 +12,12 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from grid_planner.grid.errors import PlannerCancelled, PlannerError
+from grid_planner.grid.dispatch import algorithm_info
+from grid_planner.grid.errors import InvalidPlanner, PlannerCancelled, PlannerError
 from grid_planner.grid.planner import MAX_SANE_PATH_POSES, plan_world
 from grid_planner.nodes.conversions import planned_path
 from grid_planner.nodes.plan_query import Codes, PlanAnswer, PlanQuery, QueryError
-from grid_planner.nodes.planner_parameters import GRID_ALGORITHMS, path_options
+from grid_planner.nodes.planner_parameters import path_options
 from grid_planner.nodes.planning_map import PlanningMap
 from grid_planner.search.result import Budget
 
@@ -101,11 +102,10 @@ class QueryPlanner:
         goal = node.pose_in_global(query.goal, "goal", global_frame)
         value = node.parameter_lookup(query.planner_id)
         algorithm = query.algorithm.strip() or value("algorithm")
-        if algorithm not in GRID_ALGORITHMS:
-            raise QueryError(
-                Codes.INVALID_PLANNER,
-                f"unknown algorithm {algorithm!r}; choose one of {', '.join(GRID_ALGORITHMS)}",
-            )
+        try:
+            algorithm_info(algorithm)  # before the grid is built, as Nav2 checks the planner id
+        except InvalidPlanner as error:
+            raise QueryError(Codes.INVALID_PLANNER, str(error)) from None
         grid = self._maps.grid(node.grid_settings(query.planner_id), cancel)
         if grid is None:
             raise QueryError(Codes.NO_MAP, "the map was released")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from grid_planner.grid.path_checks import replan_reason
 from grid_planner.grid.planning_grid import PlanningGrid
 from grid_planner.nodes.plan_query import QueryError
 
@@ -29,47 +30,6 @@ DEFAULT_REPLAN_POLICY = "when_blocked"
 # 82 % of a core, and above about 9.2e9 s rclpy cannot make the timer (int64 nanoseconds).
 MIN_REPLAN_PERIOD = 0.05
 MAX_REPLAN_PERIOD = 86_400.0
-# A start farther than this many cells (or the robot radius, if larger) from every pose of the
-# path has left it.
-OFF_PATH_CELLS = 2.0
-
-
-def off_path_distance(grid: PlanningGrid) -> float:
-    """Metres from the path beyond which the start has left it."""
-    return max(OFF_PATH_CELLS * grid.resolution, grid.robot_radius)
-
-
-def same_geometry(before: PlanningGrid, after: PlanningGrid) -> bool:
-    """Whether both grids cover the same cells in the same place."""
-    a, b = before.map, after.map
-    return (a.width, a.height, a.resolution, a.origin, a.frame_id) == (
-        b.width, b.height, b.resolution, b.origin, b.frame_id
-    )
-
-
-def replan_reason(
-    before: PlanningGrid | None, after: PlanningGrid, path: np.ndarray | None,
-    start: tuple[float, float] | None,
-) -> str | None:
-    """Why the path (world points, (n, 2)) planned on `before` must be replanned on `after`
-    under `when_blocked`, or None when it may stay."""
-    if path is None or len(path) == 0:
-        return "there is no current path"
-    if before is None or not same_geometry(before, after):
-        return "the map's geometry changed"
-    first = 0
-    if start is not None:
-        distances = np.hypot(path[:, 0] - start[0], path[:, 1] - start[1])
-        first = int(np.argmin(distances))
-        if distances[first] > off_path_distance(after):
-            return "the start has left the path"
-    ahead = path[first:]
-    newly = after.points_blocked(ahead) & ~before.points_blocked(ahead)
-    if newly.any():
-        return f"pose {first + int(np.argmax(newly))} of the path is now blocked"
-    return None
-
-
 class GoalPath:
     """The latest path planned for the goal_pose goal (world points) and the grid it was
     planned on, shared between the goal worker and the map callbacks."""

@@ -12,9 +12,13 @@ from .heuristics import CLASSIC_HEURISTICS
 from .outcome import PuzzleOutcome
 from .solver import PUZZLE_ALGORITHMS, solve
 
+# A run's default limits in `compare` (the CLI's compare and --by-depth): seconds, states held.
+DEFAULT_RUN_TIMEOUT = 5.0
+DEFAULT_RUN_MAX_HELD = 1_000_000
+
 
 def per_run_budget(
-    timeout: float | None = 10.0, max_nodes: int | None = 200_000,
+    timeout: float | None = DEFAULT_RUN_TIMEOUT, max_nodes: int | None = DEFAULT_RUN_MAX_HELD,
     max_expansions: int | None = None,
 ) -> Callable[[], Budget]:
     """A budget factory for `compare`: each run gets a deadline `timeout` s after it starts,
@@ -41,7 +45,7 @@ def compare(
     `heuristics=HEURISTICS` to include `table` and `pdb`.
 
     `budget_per_run` is a Budget shared by all runs (mind a shared deadline) or a factory
-    called before each run; None means `per_run_budget()` (10 s, 200,000 states of memory per
+    called before each run; None means `per_run_budget()` (5 s, 1,000,000 states of memory per
     run), so hopeless runs (BFS or IDDFS on a hard 15-puzzle) come back LIMIT_REACHED.
     """
     make_budget = per_run_budget() if budget_per_run is None else budget_per_run

@@ -70,8 +70,21 @@ IDASTAR_FALLBACK = "IDA* runs on the reference implementation, far slower"
 # puzzles (every solvable board is solvable within them, so the limit never hides the only
 # solutions). No diameter is known for larger boards; they get side**3, an arbitrary bound.
 KNOWN_DIAMETERS = {2: 6, 3: 31, 4: 80}
+# A solve's default limits (puzzle_node's default_timeout, max_nodes and setup_timeout, the
+# CLI's --timeout, --max-nodes and --setup-timeout): seconds of search, states held at once,
+# and seconds to wait for a heuristic table.
+DEFAULT_SOLVE_TIMEOUT = 10.0
+DEFAULT_SOLVE_MAX_HELD = 1_000_000
+DEFAULT_SETUP_TIMEOUT = 120.0
 # Set-up below this many seconds (a table already in memory) is not mentioned in the message.
 _NOTABLE_SETUP_S = 0.01
+
+
+def runs_compiled(algorithm: str) -> bool:
+    """Whether `algorithm` ("" and auto: what auto runs) has a compiled puzzle kernel, which
+    its first run in a process loads."""
+    info = offered(PUZZLE, AUTO_ALGORITHM if algorithm in ("", AUTO) else algorithm)
+    return info is not None and info.kernel(PUZZLE) is not None
 
 
 def default_depth_limit(side: int) -> int:

@@ -185,8 +185,8 @@ def test_unknown_algorithm_exits_2_naming_the_choices(capsys):
         (["plan", TUTORIAL_MAP, *CELLS_START_GOAL, "--robot-radius", "-1"], "must be >= 0"),
         # 1e300 overflowed the radius's square: a traceback and exit 1.
         (["plan", TUTORIAL_MAP, *CELLS_START_GOAL, "--robot-radius", "1e300"],
-         "robot_radius 1e+300 m is 1e+300 cells at 1 m/cell; a grid holds clearances of at most "
-         "65,535 cells"),
+         "robot_radius 1e+300 m is 1e+300 cells at 1 m/cell, more than the 65,535 cells of "
+         "clearance a grid holds"),
         (["compare", TUTORIAL_MAP, *CELLS_START_GOAL, "--cost-model", "inflation",
           "--inflation-radius", "1e153"], "inflation_radius 1e+153 m is 1e+153 cells"),
         (["plan", TUTORIAL_MAP, *CELLS_START_GOAL, "--occupied-threshold", "0"], "1..100"),

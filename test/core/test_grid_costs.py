@@ -15,9 +15,9 @@ from grid_planner.grid import OccupancyMap, PlanningGrid
 from grid_planner.grid.costs import (
     costmap_raw,
     costmap_value,
-    inflation_cost,
     step_cost_tables,
 )
+from grid_planner.grid.layers import inflation_table
 
 # --- the translation between raw costs and costmap values ---------------------------------------
 
@@ -54,12 +54,14 @@ def test_reading_back_gives_the_smallest_raw_cost_of_every_value():
 @pytest.mark.parametrize(
     ("distance", "scaling", "cost"),
     # Inscribed radius 0.2255 m (Nav2's for robot_radius 0.22 with its footprint padding).
-    [(0.0, 3.0, 254), (0.2255, 3.0, 253), (0.1, 3.0, 253), (0.25, 3.0, 234), (0.3, 3.0, 201),
-     (0.5, 3.0, 110), (0.7, 3.0, 60), (0.25, 10.0, 197), (0.3, 10.0, 119), (0.5, 10.0, 16),
-     (0.7, 10.0, 2)],
+    [(0.0, 3.0, 254), (0.1, 3.0, 253), (0.25, 3.0, 234), (0.3, 3.0, 201), (0.5, 3.0, 110),
+     (0.7, 3.0, 60), (0.25, 10.0, 197), (0.3, 10.0, 119), (0.5, 10.0, 16), (0.7, 10.0, 2),
+     (0.75, 3.0, 0)],
 )
-def test_inflation_cost_matches_hand_computed_values(distance, scaling, cost):
-    assert inflation_cost(distance, 0.2255, scaling) == cost
+def test_the_inflation_table_matches_hand_computed_values(distance, scaling, cost):
+    # At 0.05 m a distance of k cells is k * 0.05 m; the table is read by squared cells.
+    table = inflation_table(15, 0.05, 0.2255, 0.7, scaling)
+    assert table[round(distance / 0.05) ** 2] == cost
 
 
 def test_the_grid_inflation_layer_at_the_edges_of_its_bands():
@@ -173,14 +175,14 @@ def test_bad_cost_settings_are_refused():
         PlanningGrid(occupancy, cost_model="inflation", inflation_radius=-0.1)
     # 5 km at 0.05 m asked for a 74.5 GiB table (MemoryError); now refused before it.
     fine = OccupancyMap.from_rows([[0, 0]], resolution=0.05)
-    with pytest.raises(ValueError, match=r"inflation_radius 5000 m is 1e\+05 cells at 0.05 "
-                       r"m/cell; the inflation layer reaches at most 2,048 cells"):
+    with pytest.raises(ValueError, match=r"inflation_radius 5000.0 m is 1e\+05 cells at 0.05 "
+                       r"m/cell, more than the 2,048 cells the inflation layer reaches"):
         PlanningGrid(fine, cost_model="inflation", inflation_radius=5000.0)
-    with pytest.raises(ValueError, match=r"robot_radius 200 m is 4e\+03 cells at 0.05 "
-                       r"m/cell; the inflation layer reaches at most 2,048 cells"):
+    with pytest.raises(ValueError, match=r"robot_radius 200.0 m is 4000 cells at 0.05 "
+                       r"m/cell, more than the 2,048 cells the inflation layer reaches"):
         PlanningGrid(fine, cost_model="inflation", robot_radius=200.0)
     with pytest.raises(ValueError, match="cost_scaling_factor"):
         PlanningGrid(occupancy, cost_model="inflation", cost_scaling_factor=math.nan)
-    with pytest.raises(ValueError, match=r"robot_radius 1e\+154 m is 2e\+155 cells at 0.05 m/cell; "
-                       "a grid holds clearances of at most 65,535 cells"):
+    with pytest.raises(ValueError, match=r"robot_radius 1e\+154 m is 2e\+155 cells at 0.05 m/cell, "
+                       "more than the 65,535 cells of clearance a grid holds"):
         PlanningGrid(fine, robot_radius=1e154)  # its square overflowed: OverflowError

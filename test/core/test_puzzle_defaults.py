@@ -20,9 +20,8 @@ from puzzle_tables import random_walk
 from shared_data import PROJECT_ROOT, korf_instances, to_blank_last
 
 from grid_planner.cli import main
-from grid_planner.cli.parser import DEFAULT_PUZZLE_MAX_NODES
 from grid_planner.puzzle import NUMBA_AVAILABLE, PuzzleStatus, replay, solve
-from grid_planner.puzzle.solver import choose
+from grid_planner.puzzle.solver import DEFAULT_SOLVE_MAX_HELD, choose
 from grid_planner.search import Budget, LimitKind
 
 GOAL_15 = (*range(1, 16), 0)
@@ -104,7 +103,7 @@ def test_auto_takes_manhattan_where_the_compiled_kernel_runs_and_no_table_serves
 
 
 def test_iddfs_on_a_31_move_board_is_solved_under_the_default_memory_budget():
-    budget = Budget.from_timeout(300.0, max_held=DEFAULT_PUZZLE_MAX_NODES)
+    budget = Budget.from_timeout(300.0, max_held=DEFAULT_SOLVE_MAX_HELD)
     outcome = solve(HARD_8, algorithm="iddfs", budget=budget)
     assert (outcome.status, outcome.length, outcome.optimal) == (PuzzleStatus.SOLVED, 31, True)
     assert replay(HARD_8, outcome.moves) == (1, 2, 3, 4, 5, 6, 7, 8, 0)
@@ -173,9 +172,9 @@ def test_astar_on_a_15x15_board_stays_within_the_default_memory_budget():
     report = json.loads(done.stdout)
     memory = json.loads(done.stderr.strip().splitlines()[-1])
     assert (memory["code"], report["status"], report["limit"]) == (1, "LIMIT_REACHED", "memory")
-    assert DEFAULT_PUZZLE_MAX_NODES <= report["nodes_held"] < DEFAULT_PUZZLE_MAX_NODES + 4
+    assert DEFAULT_SOLVE_MAX_HELD <= report["nodes_held"] < DEFAULT_SOLVE_MAX_HELD + 4
     grown = (memory["after_kb"] - memory["before_kb"]) * 1024
     print(f"A* on 15x15 under the default budget: {report['nodes_held']:,} states held, "
           f"{grown / 1e6:.0f} MB grown, {memory['after_kb'] / 1024:.0f} MB peak RSS")
     # About 0.55 KB a held state on 15x15 boards (0.3 KB on 4x4): the budget bounds the bytes.
-    assert grown < DEFAULT_PUZZLE_MAX_NODES * 700
+    assert grown < DEFAULT_SOLVE_MAX_HELD * 700

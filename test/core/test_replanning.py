@@ -7,8 +7,8 @@ import numpy as np
 
 from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.grid.patching import MapPatch, patch_grid
+from grid_planner.grid.path_checks import replan_reason
 from grid_planner.grid.planning_grid import PlanningGrid
-from grid_planner.nodes.replanning import replan_reason
 
 ROW = np.array([[x + 0.5, 5.5] for x in range(1, 29)])  # cells (1, 5) .. (28, 5)
 

@@ -26,6 +26,7 @@ from planner_harness import (
 from ros_harness import cpu_seconds, ros_client, running, wait_until
 from shared_data import PROJECT_ROOT, shared_path
 
+from grid_planner.grid.errors import PlannerError
 from grid_planner.grid.map_io import load_map
 from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.nodes.conversions import map_to_msg, quaternion_to_yaw
@@ -114,7 +115,8 @@ def test_compute_path_reports_length_nodes_and_time(planner) -> None:
         ((-3.0, 7.5), (9.5, 0.5), {}, Codes.START_OUTSIDE_MAP, "start (-3.000, 7.500) m lies"),
         ((7.5, 7.5), (9.5, 0.5), {}, Codes.START_OCCUPIED, "start cell (7, 7)"),
         ((0.5, 7.5), (7.5, 7.5), {}, Codes.GOAL_OCCUPIED, "goal cell (7, 7)"),
-        ((0.5, 7.5), (9.5, 0.5), {"algorithm": "rrt"}, Codes.INVALID_PLANNER, "unknown algorithm"),
+        ((0.5, 7.5), (9.5, 0.5), {"algorithm": "rrt"}, Codes.INVALID_PLANNER,
+         "unknown grid algorithm 'rrt'; choose one of"),
     ],
 )
 def test_compute_path_error_codes(planner, start, goal, fields, code, message) -> None:
@@ -477,3 +479,15 @@ def test_stopping_the_node_ends_a_service_plan_still_running(tmp_path: Path) -> 
         code = proc.stop()  # SIGINT; the harness kills the process after 15 s
     assert code == 0, proc.output()
     assert "Traceback" not in proc.output()
+
+
+def test_every_planner_error_carries_the_code_computepath_defines_under_its_name() -> None:
+    # The core cannot import the message, so it writes the codes itself: they must agree.
+    pending, errors = [PlannerError], []
+    while pending:
+        cls = pending.pop()
+        errors.append(cls)
+        pending.extend(cls.__subclasses__())
+    assert len(errors) >= 9
+    for cls in errors:
+        assert getattr(Codes, cls.code_name) == cls.error_code, cls.__name__
