@@ -21,6 +21,7 @@ def generate_launch_description() -> LaunchDescription:
     params_file = LaunchConfiguration("params_file")
     namespace = LaunchConfiguration("namespace")
     use_sim_time = LaunchConfiguration("use_sim_time")
+    # First, so that a parameters file that sets use_sim_time wins, as under Nav2's bringup.
     common = {"use_sim_time": use_sim_time}
 
     return LaunchDescription([
@@ -48,7 +49,7 @@ def generate_launch_description() -> LaunchDescription:
             executable="map_publisher",
             name="map_publisher",
             namespace=namespace,
-            parameters=[params_file, {"yaml_filename": map_yaml}, common],
+            parameters=[common, params_file, {"yaml_filename": map_yaml}],
             condition=IfCondition(LaunchConfiguration("use_map_publisher")),
             output="screen",
         ),
@@ -57,7 +58,7 @@ def generate_launch_description() -> LaunchDescription:
             executable="planner_node",
             name="grid_planner",
             namespace=namespace,
-            parameters=[params_file, common],
+            parameters=[common, params_file],
             output="screen",
         ),
         Node(
@@ -65,7 +66,7 @@ def generate_launch_description() -> LaunchDescription:
             executable="puzzle_node",
             name="puzzle_solver",
             namespace=namespace,
-            parameters=[os.path.join(share, "config", "puzzle.yaml"), params_file, common],
+            parameters=[common, os.path.join(share, "config", "puzzle.yaml"), params_file],
             output="screen",
         ),
     ])

@@ -67,12 +67,14 @@ def node_specs(namespace: str, params_file: str, use_sim_time: bool, autostart: 
     """
     robot = (pushed_namespace or namespace).strip("/")
     namespace = "" if pushed_namespace else namespace.strip("/")
+    # use_sim_time comes before the parameters file, which may set it, as Nav2's bringup
+    # passes it (a global SetParameter).
     common = {"use_sim_time": use_sim_time}
     specs = [{
         "package": "grid_planner", "executable": "planner_node", "name": "planner_server",
         "namespace": namespace, "output": "screen", "remappings": TF_REMAPPINGS,
-        "parameters": [PLANNER_ON_COSTMAP, params_file,
-                       {**common, "autostart_node": autostart_node}],
+        "parameters": [{**common, **PLANNER_ON_COSTMAP}, params_file,
+                       {"autostart_node": autostart_node}],
     }]
     if not use_costmap:
         return specs
@@ -84,7 +86,7 @@ def node_specs(namespace: str, params_file: str, use_sim_time: bool, autostart: 
             "name": "global_costmap", "namespace": costmap_namespace, "output": "screen",
             "remappings": TF_REMAPPINGS + [(f"{service}_costmap", f"{service}_global_costmap")
                                            for service in COSTMAP_SERVICES],
-            "parameters": [params_file, {**common, "map_topic": map_topic}],
+            "parameters": [common, params_file, {"map_topic": map_topic}],
         },
         {
             "package": "nav2_lifecycle_manager", "executable": "lifecycle_manager",

@@ -30,9 +30,10 @@ def generate_launch_description() -> LaunchDescription:
             executable="puzzle_node",
             name="puzzle_solver",
             namespace=LaunchConfiguration("namespace"),
+            # use_sim_time first: a parameters file that sets it wins, as under Nav2's bringup.
             parameters=[
-                LaunchConfiguration("params_file"),
                 {"use_sim_time": LaunchConfiguration("use_sim_time")},
+                LaunchConfiguration("params_file"),
             ],
             output="screen",
         ),

@@ -15,9 +15,9 @@ from grid_planner.puzzle.by_depth import (
     DepthRow,
     by_depth,
 )
+from grid_planner.puzzle.comparison import DEFAULT_RUN_MAX_HELD
 
 from .output import EXIT_NO_RESULT, EXIT_OK, InputError, print_json
-from .parser import DEFAULT_RUN_MAX_HELD
 
 NOT_RUN = "-"
 

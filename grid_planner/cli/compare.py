@@ -22,6 +22,7 @@ from grid_planner.puzzle import (
     solve,
 )
 from grid_planner.puzzle.board import board_side
+from grid_planner.puzzle.comparison import DEFAULT_RUN_MAX_HELD
 from grid_planner.puzzle.compiled_idastar import warm_once
 from grid_planner.puzzle.solver import runs_compiled
 from grid_planner.search import LimitKind
@@ -45,7 +46,7 @@ from .output import (
     shortest_in_metres,
     warm_kernels,
 )
-from .parser import DEFAULT_RUN_MAX_HELD, budget_from
+from .parser import budget_from
 from .plan import (
     IMAGE_SUFFIXES,
     YAML_SUFFIXES,

@@ -150,10 +150,9 @@ def inflation_table(
 
     0 is an obstacle (254), up to the robot radius inscribed (253), up to the inflation radius
     Nav2's `int(252 exp(-cost_scaling_factor (d - robot_radius)))`, d in metres, beyond it
-    free; an unknown cell reads 255
-    unless it is inscribed (`cell_arrays`). One table per grid, so every cell at a distance
-    gets the same float result. `scan` is at most MAX_INFLATION_REACH_CELLS (PlanningGrid
-    bounds the radii).
+    free; an unknown cell reads 255 unless it is inscribed (`cell_arrays`). One table per
+    grid, so every cell at a distance gets the same float result. `scan` is at most
+    MAX_INFLATION_REACH_CELLS (PlanningGrid bounds the radii).
     """
     distance2 = np.arange((scan + 1) ** 2 + 1)
     distance = np.sqrt(distance2.astype(np.float64)) * resolution

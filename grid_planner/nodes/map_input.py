@@ -32,6 +32,7 @@ from grid_planner.nodes.conversions import (
     quaternion_norm,
     quaternion_to_yaw,
 )
+from grid_planner.nodes.steady_timers import steady_timer
 
 COSTMAP_TYPE = "nav2_msgs/msg/Costmap"
 OCCUPANCY_GRID_TYPE = "nav_msgs/msg/OccupancyGrid"
@@ -79,15 +80,23 @@ def update_size(msg: object) -> tuple[int, int]:
     return msg.width, msg.height
 
 
+def remapped_name(node: Node, topic: str) -> str | None:
+    """The name a remap rule gives `topic` on `node`, None when none does."""
+    remapped = node.resolve_topic_name(topic)
+    return remapped if remapped != node.resolve_topic_name(topic, only_expand=True) else None
+
+
+def shown_topic(node: Node, topic: str) -> str:
+    """`topic` as messages name it: the name a remap rule gives it, else as configured."""
+    return remapped_name(node, topic) or topic
+
+
 def updates_topic(node: Node, topic: str) -> str:
     """The updates topic of the map topic `topic`: `<topic>_updates` where a remap rule names
     that, else the map's resolved (remapped) name plus `_updates`, so a node told
     `-r map:=global_costmap/costmap_raw` follows `global_costmap/costmap_raw_updates`."""
-    updates = f"{topic}_updates"
-    remapped = node.resolve_topic_name(updates)
-    if remapped != node.resolve_topic_name(updates, only_expand=True):
-        return remapped
-    return f"{node.resolve_topic_name(topic)}_updates"
+    return remapped_name(node, f"{topic}_updates") or (
+        f"{node.resolve_topic_name(topic)}_updates")
 
 
 def update_to_patch(msg: object) -> MapPatch:
@@ -216,9 +225,8 @@ class MapFollower:
         self._timer = None
         if self._costmap is not None:
             self._update_types[self._costmap] = costmap_update_class()
-            self._timer = node.create_timer(
-                POLL_PERIOD_S, self._follow_type, callback_group=callback_group
-            )
+            # Steady: a paused simulation must not keep the node on the wrong type.
+            self._timer = steady_timer(node, POLL_PERIOD_S, self._follow_type, callback_group)
 
     def destroy(self) -> None:
         """Destroy the subscriptions and the type-following timer (a lifecycle cleanup)."""

@@ -131,7 +131,8 @@ class MapIntake:
             if current is not None and header_frame(msg) != current.frame_id:
                 raise PatchError(f"its frame '{msg.header.frame_id}' is not the map's frame "
                                  f"'{current.frame_id}'")
-            self._maps.apply(update_to_patch(msg), stamp_ns(msg), timings)
+            self._maps.apply(update_to_patch(msg), stamp_ns(msg), timings,
+                             node.get_clock().now().nanoseconds)
         except PatchError as error:
             node.get_logger().warning(f"map update refused: {error}; the map stays as it was")
             return

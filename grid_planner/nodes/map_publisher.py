@@ -14,6 +14,9 @@ from grid_planner.nodes.conversions import map_to_msg
 from grid_planner.nodes.parameters import declare_validated
 from grid_planner.nodes.paths import install_source
 from grid_planner.nodes.qos import MAP_QOS
+from grid_planner.nodes.steady_timers import steady_timer
+
+RESTAMP_POLL_S = 0.1  # how often a map stamped 0 (no /clock yet) looks at the clock again
 
 
 class MapPublisher(Node):
@@ -36,6 +39,9 @@ class MapPublisher(Node):
         self._publisher = self.create_publisher(OccupancyGrid, topic, MAP_QOS)
         self._service = self.create_service(GetMap, "map_server/map", self._on_get_map)
         self._publisher.publish(self._msg)
+        self._restamp_timer = None
+        if self.get_clock().now().nanoseconds == 0:  # simulated time before any /clock
+            self._restamp_timer = steady_timer(self, RESTAMP_POLL_S, self._restamp)
         counts = occupancy.value_counts()
         self.get_logger().info(
             f"ready: published {yaml_filename} on '{self._publisher.topic_name}' "
@@ -43,6 +49,16 @@ class MapPublisher(Node):
             f"frame '{frame_id}'; {counts['free']} free, {counts['occupied']} occupied, "
             f"{counts['unknown']} unknown); {install_source()}"
         )
+
+    def _restamp(self) -> None:
+        """Stamp the map again and publish it once simulated time has begun, as map_server's
+        map is stamped when it is configured, after the clock came."""
+        now = self.get_clock().now()
+        if now.nanoseconds == 0:
+            return
+        self.destroy_timer(self._restamp_timer)
+        self._msg.header.stamp = self._msg.info.map_load_time = now.to_msg()
+        self._publisher.publish(self._msg)
 
     def _on_get_map(self, _request: GetMap.Request, response: GetMap.Response) -> GetMap.Response:
         response.map = self._msg

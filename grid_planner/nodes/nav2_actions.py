@@ -301,7 +301,7 @@ def last_pose(path: PathArrays) -> PoseStamped:
 
 def join_legs(legs: list[PathArrays]) -> PathArrays:
     """One path through every leg: each later leg without its first pose (the previous leg's
-    last); the header is the last leg's, as Nav2 jazzy gives it."""
+    last); the header is the last leg's, as Nav2 jazzy (1.3.9 on) gives it."""
     positions = [legs[0].positions] + [leg.positions[1:] for leg in legs[1:]]
     orientations = [legs[0].orientations] + [leg.orientations[1:] for leg in legs[1:]]
     last = legs[-1]

@@ -39,6 +39,7 @@ from grid_planner.nodes.conversions import (
 )
 from grid_planner.nodes.frames import Pose2D
 from grid_planner.nodes.lifecycle import DEACTIVATE_WAIT_S, LIFECYCLE_THREADS, ManagedNode
+from grid_planner.nodes.map_input import shown_topic
 from grid_planner.nodes.map_intake import MapIntake
 from grid_planner.nodes.nav2_actions import ACTION_THREADS, PathActions, nav2_problem
 from grid_planner.nodes.nav2_parameters import (
@@ -196,7 +197,7 @@ class PlannerNode(ManagedNode):
         actions = "Nav2 actions" if self._actions is not None else "no Nav2 actions"
         self.get_logger().info(
             f"ready: algorithm {self._param('algorithm')}, global frame "
-            f"'{self._param('global_frame')}', map on '{self._param('map_topic')}', kernels "
+            f"'{self._param('global_frame')}', map on '{self._map_topic()}', kernels "
             f"{backend} (warm-up {self._warm_seconds * 1000:.0f} ms), start from "
             f"{self._poses.start_source}, {actions} (planners "
             f"{', '.join(self._planners.planners)}), paths sent as {self._wire.description}; "
@@ -282,13 +283,16 @@ class PlannerNode(ManagedNode):
     def no_map(self, within: str = "") -> str:
         """Why no map is in use, for an answer (`within`: the wait, e.g. "within ... s"): none
         came on the map topic, or the last one was refused, which only the log had said."""
-        topic = self._param("map_topic")
+        topic = self._map_topic()
         refusal = self._intake.refusal
         if refusal is not None:
             waited = f" {within}" if within else ""
             return f"no map in use on '{topic}'{waited}: the last one was refused: {refusal}"
         return f"no map received on '{topic}' {within}" if within else (
             f"no map received yet on '{topic}'")
+
+    def _map_topic(self) -> str:
+        return shown_topic(self, self._param("map_topic"))
 
     def default_grid(self) -> PlanningGrid | None:
         """The current map's grid under the first configured planner's settings."""

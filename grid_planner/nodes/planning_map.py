@@ -201,14 +201,18 @@ class PlanningMap:
         self._building = threading.BoundedSemaphore(MAX_PARALLEL_BUILDS)
 
     def apply(self, patch: MapPatch, stamp_ns: int,
-              timings: dict[str, float] | None = None) -> None:
+              timings: dict[str, float] | None = None, now_ns: int | None = None) -> None:
         """Apply `patch` (stamped `stamp_ns`) to the map and its grids; PatchError with the
         reason, everything unchanged, when it comes before any full map, is older than the
         full map or does not fit. A patch that changes nothing (a costmap sends its updated
-        bounds every cycle) keeps the map and every grid, at the cost of its window."""
+        bounds every cycle) keeps the map and every grid, at the cost of its window.
+
+        `now_ns` is the node's clock: while it reads earlier than the full map's stamp, time
+        went back (a simulator's reset) and stamps from either side of the jump compare
+        nothing, so the patch's age is not judged."""
         with self._built:
             self._wait_for_builds()
-            self._patchable(stamp_ns)
+            self._patchable(stamp_ns, now_ns)
             patch.check(self._map)
             if not patch.changes(self._map):
                 return
@@ -217,11 +221,12 @@ class PlanningMap:
                            for key, grid in self._grids.items()}
             self._map = current
 
-    def _patchable(self, stamp_ns: int) -> None:
+    def _patchable(self, stamp_ns: int, now_ns: int | None) -> None:
         """PatchError unless a patch stamped `stamp_ns` may change the map (under the lock)."""
         if self._map is None:
             raise PatchError("no full map has been received yet")
-        if stamp_ns < self._stamp_ns:
+        time_went_back = now_ns is not None and now_ns < self._stamp_ns
+        if stamp_ns < self._stamp_ns and not time_went_back:
             raise PatchError(
                 f"its stamp {stamp_ns / 1e9:.3f} s is older than the current full map's "
                 f"{self._stamp_ns / 1e9:.3f} s"

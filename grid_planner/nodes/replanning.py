@@ -19,6 +19,7 @@ import numpy as np
 from grid_planner.grid.path_checks import replan_reason
 from grid_planner.grid.planning_grid import PlanningGrid
 from grid_planner.nodes.plan_query import QueryError
+from grid_planner.nodes.steady_timers import steady_timer
 
 if TYPE_CHECKING:
     from grid_planner.nodes.planner_node import PlannerNode
@@ -30,6 +31,8 @@ DEFAULT_REPLAN_POLICY = "when_blocked"
 # 82 % of a core, and above about 9.2e9 s rclpy cannot make the timer (int64 nanoseconds).
 MIN_REPLAN_PERIOD = 0.05
 MAX_REPLAN_PERIOD = 86_400.0
+
+
 class GoalPath:
     """The latest path planned for the goal_pose goal (world points) and the grid it was
     planned on, shared between the goal worker and the map callbacks."""
@@ -119,9 +122,11 @@ class GoalReplanner:
             self._timer = None
         period = self._node.get_parameter("replan_period").value
         if self._active and period > 0.0:
-            self._timer = self._node.create_timer(
-                period, lambda: self._poses.plan_active_goal("replan_period", supersede=False),
-                callback_group=self._group,
+            # In wall time, as a behaviour tree's rate controller ticks.
+            self._timer = steady_timer(
+                self._node, period,
+                lambda: self._poses.plan_active_goal("replan_period", supersede=False),
+                self._group,
             )
 
     def _on_parameters_set(self, parameters: list) -> None:

@@ -56,6 +56,17 @@ def test_puzzle_names_the_heuristic_that_ran_and_why(capsys):
     ]
 
 
+@pytest.mark.parametrize(("algorithm", "quality"), [
+    ("dfs", "NOT optimal: depth-first solutions are valid but usually far longer than the "
+            "shortest"),
+    ("bfs", "optimal: no shorter solution exists"),
+])
+def test_puzzle_says_how_far_a_solution_may_be_from_the_shortest(capsys, algorithm, quality):
+    code, out, _ = run(capsys, "puzzle", EASY_BOARD, "--algorithm", algorithm)
+    assert code == 0
+    assert out.splitlines()[0].endswith(f"({quality})")
+
+
 def test_puzzle_31_move_board_with_idastar_and_linear_conflict(capsys):
     code, report, _ = run_json(
         capsys, "puzzle", HARD_8_PUZZLE, "--algorithm", "idastar", "--heuristic", "linear_conflict"

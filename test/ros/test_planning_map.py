@@ -12,7 +12,7 @@ import pytest
 from grid_planner.grid.costs import costmap_value
 from grid_planner.grid.errors import PlannerCancelled
 from grid_planner.grid.occupancy import OccupancyMap
-from grid_planner.grid.patching import MapPatch
+from grid_planner.grid.patching import MapPatch, PatchError
 from grid_planner.nodes.planning_map import GridSettings, PlanningMap, inflation_refusal
 
 UNIFORM = GridSettings(65, False, 0.2)
@@ -51,6 +51,18 @@ def test_a_patch_that_changes_nothing_keeps_the_map_and_its_grids() -> None:
     maps.apply(MapPatch(0, 0, 10, 2, costmap_value(window)), 3)
     assert maps.current is not before[0]
     assert maps.current.raw_costs[5] == 198
+
+
+def test_a_patch_older_than_the_full_map_is_refused_unless_the_clock_went_back() -> None:
+    maps = planning_map()  # its full map is stamped 1 ns
+    maps.replace(maps.current, 5_000, UNIFORM)
+    with pytest.raises(PatchError, match="older than the current full map"):
+        maps.apply(LETHAL_PATCH, 4_000, now_ns=6_000)
+    assert not maps.current.data.any()
+    # The clock reads earlier than the map's stamp: a simulator was reset, and a patch of the
+    # new run is applied.
+    maps.apply(LETHAL_PATCH, 4_000, now_ns=4_500)
+    assert maps.current.data.reshape(30, 40)[10:12, 10:13].all()
 
 
 # Six lethal cells at (10..12, 10..11).

@@ -110,10 +110,13 @@ def test_grid_planner_launch_with_every_argument(tmp_path: Path) -> None:
 
 
 def test_puzzle_launch_with_every_argument(tmp_path: Path) -> None:
+    # use_sim_time from the file: it wins over the launch argument's default, as under Nav2's
+    # bringup (the argument came last and set false).
     params = params_file(tmp_path, {
-        "puzzle_solver": {"default_algorithm": "idastar", "default_heuristic": "linear_conflict"},
+        "puzzle_solver": {"default_algorithm": "idastar", "default_heuristic": "linear_conflict",
+                          "use_sim_time": True},
     })
-    arguments = f"puzzle.launch.py namespace:=tutor params_file:={params} use_sim_time:=true"
+    arguments = f"puzzle.launch.py namespace:=tutor params_file:={params}"
     with launched(arguments, {"/tutor/puzzle_solver"}, tmp_path):
         assert param_get("/tutor/puzzle_solver", "default_algorithm") == (
             "String value is: idastar"
