@@ -57,6 +57,9 @@ _NO_RAW.setflags(write=False)
 # The gradient smoother sweeps in chunks of about this many point moves (a few ms), and looks
 # at the deadline and the cancel flag between chunks.
 _GRADIENT_CHUNK_MOVES = 1 << 15
+# How far (cells along the path) a smoothed point must lie from a resampling station to be kept
+# beside the station's own sample: one within rounding of it would be a second pose there.
+STATION_SLACK = 1e-9
 
 
 # The most sweeps a run and refinement runs a smoothing may ask for: 100 times Smac's defaults,
@@ -286,7 +289,9 @@ def resample(points: np.ndarray, chord_clear) -> np.ndarray:
     result = [samples[0]]
     for i in range(1, len(samples)):
         if not chord_clear(result[-1], samples[i]):
-            inside = (along > stations[i - 1]) & (along < stations[i])
+            # Strictly inside: a point on a station up to rounding would repeat its sample.
+            inside = (along > stations[i - 1] + STATION_SLACK) & (
+                along < stations[i] - STATION_SLACK)
             result.extend(points[inside])
         result.append(samples[i])
     return np.array(result)

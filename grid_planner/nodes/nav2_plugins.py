@@ -78,8 +78,9 @@ NAVFN = PluginType({"tolerance": 0.5, "use_astar": False, "allow_unknown": True,
 SMAC_2D = PluginType(
     {"tolerance": 0.125, "allow_unknown": True, "max_planning_time": 2.0,
      "use_final_approach_orientation": False, "connectivity": 8, "cost_travel_multiplier": 1.0,
-     "smoother.tolerance": 1e-10, "smoother.max_iterations": 1000, "smoother.w_data": 0.2,
-     "smoother.w_smooth": 0.3, "smoother.do_refinement": True, "smoother.refinement_num": 2},
+     "smoothing": "gradient", "smoother.tolerance": 1e-10, "smoother.max_iterations": 1000,
+     "smoother.w_data": 0.2, "smoother.w_smooth": 0.3, "smoother.do_refinement": True,
+     "smoother.refinement_num": 2},
     SMAC_SEARCH_KEYS,
 )
 # Jazzy's plugin names; the slash spellings are Humble's and Iron's names of the same plugins.

@@ -71,7 +71,19 @@ def test_smoothed_paths_are_clear_keep_their_ends_and_are_never_longer(case, mod
     assert_clear(points, rules, radius)
     spacing = np.hypot(*np.diff(points, axis=0).T)
     assert (spacing <= 1.0 + 1e-9).all()
+    assert (spacing > 1e-6).all()  # no pose twice: its heading would be undefined
     assert len(smoothed.poses) == len(points)
+
+
+@pytest.mark.parametrize(("start", "goal"), [((1, 3), (5, 3)), ((5, 3), (1, 3)), ((3, 1), (3, 5))])
+def test_a_gradient_path_round_a_pillar_has_no_pose_twice(start, goal):
+    # The smoothed points on a station up to rounding were kept beside its sample: two poses
+    # 3e-13 m apart, the first facing nowhere.
+    values = np.zeros((7, 7), dtype=np.int8)
+    values[3, 3] = 100
+    grid = PlanningGrid(OccupancyMap.from_rows(values, resolution=0.05), robot_radius=0.05)
+    points = plan(grid, start, goal, "astar", smoothing="gradient").points
+    assert np.hypot(*np.diff(points, axis=0).T).min() > 1e-6
 
 
 def _scattered_gradient(**settings):
