@@ -12,6 +12,7 @@ from launch.actions import DeclareLaunchArgument
 from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
+from launch_ros.parameter_descriptions import Parameter
 
 
 def generate_launch_description() -> LaunchDescription:
@@ -21,8 +22,9 @@ def generate_launch_description() -> LaunchDescription:
     params_file = LaunchConfiguration("params_file")
     namespace = LaunchConfiguration("namespace")
     use_sim_time = LaunchConfiguration("use_sim_time")
-    # First, so that a parameters file that sets use_sim_time wins, as under Nav2's bringup.
-    common = {"use_sim_time": use_sim_time}
+    # A `-p` rule ahead of the parameters file, as Nav2's bringup passes it (a global
+    # SetParameter): a file that sets use_sim_time wins, the dicts after the file still win.
+    sim_time = Parameter("use_sim_time", use_sim_time)
 
     return LaunchDescription([
         DeclareLaunchArgument(
@@ -49,7 +51,7 @@ def generate_launch_description() -> LaunchDescription:
             executable="map_publisher",
             name="map_publisher",
             namespace=namespace,
-            parameters=[common, params_file, {"yaml_filename": map_yaml}],
+            parameters=[sim_time, params_file, {"yaml_filename": map_yaml}],
             condition=IfCondition(LaunchConfiguration("use_map_publisher")),
             output="screen",
         ),
@@ -58,7 +60,7 @@ def generate_launch_description() -> LaunchDescription:
             executable="planner_node",
             name="grid_planner",
             namespace=namespace,
-            parameters=[common, params_file],
+            parameters=[sim_time, params_file],
             output="screen",
         ),
         Node(
@@ -66,7 +68,7 @@ def generate_launch_description() -> LaunchDescription:
             executable="puzzle_node",
             name="puzzle_solver",
             namespace=namespace,
-            parameters=[common, os.path.join(share, "config", "puzzle.yaml"), params_file],
+            parameters=[sim_time, os.path.join(share, "config", "puzzle.yaml"), params_file],
             output="screen",
         ),
     ])

@@ -26,6 +26,7 @@ from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
+from launch_ros.parameter_descriptions import Parameter
 
 # The costmap node's services named after its internal name, and the names Nav2 uses.
 COSTMAP_SERVICES = ("clear_entirely", "clear_except", "clear_around", "clear_around_pose",
@@ -67,14 +68,15 @@ def node_specs(namespace: str, params_file: str, use_sim_time: bool, autostart: 
     """
     robot = (pushed_namespace or namespace).strip("/")
     namespace = "" if pushed_namespace else namespace.strip("/")
-    # use_sim_time comes before the parameters file, which may set it, as Nav2's bringup
-    # passes it (a global SetParameter).
-    common = {"use_sim_time": use_sim_time}
+    # `-p` rules: use_sim_time ahead of the parameters file, as Nav2's bringup passes it (a
+    # global SetParameter), so a file that sets it wins; autostart_node after it, so the
+    # argument wins. A dict after the file merges into the node's first dict, ahead of the file.
+    sim_time = Parameter("use_sim_time", use_sim_time)
     specs = [{
         "package": "grid_planner", "executable": "planner_node", "name": "planner_server",
         "namespace": namespace, "output": "screen", "remappings": TF_REMAPPINGS,
-        "parameters": [{**common, **PLANNER_ON_COSTMAP}, params_file,
-                       {"autostart_node": autostart_node}],
+        "parameters": [sim_time, PLANNER_ON_COSTMAP, params_file,
+                       Parameter("autostart_node", autostart_node)],
     }]
     if not use_costmap:
         return specs
@@ -86,12 +88,13 @@ def node_specs(namespace: str, params_file: str, use_sim_time: bool, autostart: 
             "name": "global_costmap", "namespace": costmap_namespace, "output": "screen",
             "remappings": TF_REMAPPINGS + [(f"{service}_costmap", f"{service}_global_costmap")
                                            for service in COSTMAP_SERVICES],
-            "parameters": [common, params_file, {"map_topic": map_topic}],
+            "parameters": [sim_time, params_file, {"map_topic": map_topic}],
         },
         {
             "package": "nav2_lifecycle_manager", "executable": "lifecycle_manager",
             "name": "lifecycle_manager_costmap", "namespace": namespace, "output": "screen",
-            "parameters": [{**common, "autostart": autostart, "bond_timeout": 0.0,
+            "parameters": [{"use_sim_time": use_sim_time, "autostart": autostart,
+                            "bond_timeout": 0.0,
                             "node_names": ["global_costmap/global_costmap"]}],
         },
     ]

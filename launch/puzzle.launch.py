@@ -10,6 +10,7 @@ from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
+from launch_ros.parameter_descriptions import Parameter
 
 
 def generate_launch_description() -> LaunchDescription:
@@ -30,9 +31,10 @@ def generate_launch_description() -> LaunchDescription:
             executable="puzzle_node",
             name="puzzle_solver",
             namespace=LaunchConfiguration("namespace"),
-            # use_sim_time first: a parameters file that sets it wins, as under Nav2's bringup.
+            # use_sim_time as a `-p` rule ahead of the file, which wins if it sets it, as under
+            # Nav2's bringup (a global SetParameter).
             parameters=[
-                {"use_sim_time": LaunchConfiguration("use_sim_time")},
+                Parameter("use_sim_time", LaunchConfiguration("use_sim_time")),
                 LaunchConfiguration("params_file"),
             ],
             output="screen",

@@ -99,7 +99,8 @@ class MapIntake:
             every = [settings, *(node.grid_settings(planner_id) for planner_id in planners)]
             occupancy = admit_map(msg, limits, every)
             timings["convert"] = time.perf_counter() - began
-            grid, changed = self._maps.replace(occupancy, stamp_ns(msg), settings, timings)
+            grid, changed = self._maps.replace(occupancy, stamp_ns(msg), settings, timings,
+                                               node.get_clock().now().nanoseconds)
         except (UnsupportedMapError, ValueError) as error:
             node.get_logger().error(f"map refused: {error}")
             self.refusal = str(error)

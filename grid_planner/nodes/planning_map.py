@@ -196,6 +196,7 @@ class PlanningMap:
         self._built = threading.Condition(self._lock)
         self._map: OccupancyMap | None = None
         self._stamp_ns = 0
+        self._received_ns: int | None = None  # the node's clock when the full map came
         self._grids: dict[GridSettings, PlanningGrid] = {}
         self._builds: dict[GridSettings, _Build] = {}  # grids being built for the map in use
         self._building = threading.BoundedSemaphore(MAX_PARALLEL_BUILDS)
@@ -207,7 +208,7 @@ class PlanningMap:
         full map or does not fit. A patch that changes nothing (a costmap sends its updated
         bounds every cycle) keeps the map and every grid, at the cost of its window.
 
-        `now_ns` is the node's clock: while it reads earlier than the full map's stamp, time
+        `now_ns` is the node's clock: while it reads earlier than when the full map came, time
         went back (a simulator's reset) and stamps from either side of the jump compare
         nothing, so the patch's age is not judged."""
         with self._built:
@@ -225,7 +226,8 @@ class PlanningMap:
         """PatchError unless a patch stamped `stamp_ns` may change the map (under the lock)."""
         if self._map is None:
             raise PatchError("no full map has been received yet")
-        time_went_back = now_ns is not None and now_ns < self._stamp_ns
+        time_went_back = (now_ns is not None and self._received_ns is not None
+                          and now_ns < self._received_ns)
         if stamp_ns < self._stamp_ns and not time_went_back:
             raise PatchError(
                 f"its stamp {stamp_ns / 1e9:.3f} s is older than the current full map's "
@@ -240,9 +242,10 @@ class PlanningMap:
 
     def replace(
         self, occupancy: OccupancyMap, stamp_ns: int, settings: GridSettings,
-        timings: dict[str, float] | None = None,
+        timings: dict[str, float] | None = None, received_ns: int | None = None,
     ) -> tuple[PlanningGrid, Region | None]:
-        """Use the full map `occupancy` (stamped `stamp_ns`) from now on; returns its grid under
+        """Use the full map `occupancy` (stamped `stamp_ns`, come at `received_ns` on the node's
+        clock) from now on; returns its grid under
         `settings` and the box of cells that changed from the map in use ((0, 0, 0, 0) for
         none), or None when the grid was built from scratch. Each grid kept is carried over to
         the new map by preparing only that box again (`patching.regrid`) when that is cheaper,
@@ -264,6 +267,7 @@ class PlanningMap:
             region = None
         with self._lock:
             self._map, self._grids, self._stamp_ns = occupancy, grids, stamp_ns
+            self._received_ns = received_ns
         return grids[settings], region
 
     def _wait_for_builds(self) -> None:

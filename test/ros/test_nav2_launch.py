@@ -34,6 +34,11 @@ def launch():
     return module
 
 
+def rule(parameter) -> tuple[str, object]:
+    """(name, value) of a launch_ros Parameter, the `-p` rule a launch passes."""
+    return "".join(part.text for part in parameter.name), parameter.value
+
+
 def by_name(specs: list[dict]) -> dict[str, dict]:
     return {spec["name"]: spec for spec in specs}
 
@@ -51,8 +56,9 @@ def test_costmap_node_offers_nav2s_names_in_the_namespace(launch, namespace: str
     remapped = {f"global_costmap/{to}" for source, to in costmap["remappings"]
                 if source.endswith("_costmap")}
     assert remapped == NAV2_COSTMAP_SERVICES
-    assert costmap["parameters"][:2] == [{"use_sim_time": False}, "/p.yaml"]
-    assert costmap["parameters"][2]["map_topic"] == f"/{prefix}map"
+    sim_time, params_file, last = costmap["parameters"]
+    assert (rule(sim_time), params_file) == (("use_sim_time", False), "/p.yaml")
+    assert last["map_topic"] == f"/{prefix}map"  # after the file: it wins
     manager = specs["lifecycle_manager_costmap"]
     assert manager["namespace"] == namespace
     assert manager["parameters"] == [{"use_sim_time": False, "autostart": True,
@@ -65,7 +71,7 @@ def test_under_a_pushed_namespace_the_nodes_take_it(launch) -> None:
     specs = by_name(launch.node_specs("robot1", "/p.yaml", False, True, False, True, "/robot1"))
     assert specs["planner_server"]["namespace"] == ""
     assert specs["global_costmap"]["namespace"] == "global_costmap"
-    assert specs["global_costmap"]["parameters"][2]["map_topic"] == "/robot1/map"
+    assert specs["global_costmap"]["parameters"][-1]["map_topic"] == "/robot1/map"
     assert specs["lifecycle_manager_costmap"]["namespace"] == ""
 
 
@@ -74,13 +80,14 @@ def test_planner_server_waits_for_the_navigation_manager_and_follows_the_costmap
     assert (planner["package"], planner["executable"], planner["name"], planner["namespace"]) == (
         "grid_planner", "planner_node", "planner_server", "robot1"
     )
-    ours, params_file, last = planner["parameters"]
+    sim_time, ours, params_file, last = planner["parameters"]
     assert params_file == "/p.yaml"  # after our Nav2 settings: the file may change them
     assert (ours["map_topic"], ours["cost_model"]) == ("global_costmap/costmap", "costmap")
     assert (ours["occupied_threshold"], ours["robot_radius"]) == (99, 0.0)
     assert not ours["subscribe_goal_pose"] and not ours["subscribe_initialpose"]
-    assert ours["use_sim_time"]  # before the file, which may set it (Nav2's bringup order)
-    assert last == {"autostart_node": False}
+    # `-p` rules: use_sim_time before the file, which may set it (Nav2's bringup order); the
+    # autostart_node argument after it, so it wins.
+    assert (rule(sim_time), rule(last)) == (("use_sim_time", True), ("autostart_node", False))
     assert ("/tf", "tf") in planner["remappings"]
 
 

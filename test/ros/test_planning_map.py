@@ -54,14 +54,20 @@ def test_a_patch_that_changes_nothing_keeps_the_map_and_its_grids() -> None:
 
 
 def test_a_patch_older_than_the_full_map_is_refused_unless_the_clock_went_back() -> None:
-    maps = planning_map()  # its full map is stamped 1 ns
-    maps.replace(maps.current, 5_000, UNIFORM)
+    maps = planning_map()
+    maps.replace(maps.current, 5_000, UNIFORM, received_ns=5_000)
     with pytest.raises(PatchError, match="older than the current full map"):
         maps.apply(LETHAL_PATCH, 4_000, now_ns=6_000)
+    # A publisher whose clock runs ahead of ours is no reason to take a stale patch.
+    with pytest.raises(PatchError, match="older than the current full map"):
+        maps.apply(LETHAL_PATCH, 4_000, now_ns=5_000)
+    maps.replace(maps.current, 5_000, UNIFORM, received_ns=4_000)
+    with pytest.raises(PatchError, match="older than the current full map"):
+        maps.apply(LETHAL_PATCH, 3_000, now_ns=4_000)
     assert not maps.current.data.any()
-    # The clock reads earlier than the map's stamp: a simulator was reset, and a patch of the
-    # new run is applied.
-    maps.apply(LETHAL_PATCH, 4_000, now_ns=4_500)
+    # The clock reads earlier than when the map came: a simulator was reset, and a patch of
+    # the new run is applied.
+    maps.apply(LETHAL_PATCH, 4_000, now_ns=3_500)
     assert maps.current.data.reshape(30, 40)[10:12, 10:13].all()
 
 
@@ -152,9 +158,18 @@ def test_a_patch_waits_only_for_the_builds_under_way_when_it_came(monkeypatch):
     settings than MAX_GRIDS) held patches and maps up for as long as they came."""
     maps = planning_map()
     gate = GatedBuilds(monkeypatch)
+    waiting = threading.Event()
+    wait_for_builds = maps._wait_for_builds
+
+    def noted() -> None:  # called with the lock held, which `later` needs to begin its build
+        waiting.set()
+        wait_for_builds()
+
+    monkeypatch.setattr(maps, "_wait_for_builds", noted)
     first, _ = in_thread(lambda: maps.grid(SLOW))
     assert gate.started.wait(10.0)
     patching, patched = in_thread(lambda: maps.apply(LETHAL_PATCH, 2))
+    assert waiting.wait(10.0)  # the patch came before `later`'s build began
     later, _ = in_thread(lambda: maps.grid(SLOWER))
     assert gate.started_slower.wait(10.0)
     gate.release.set()

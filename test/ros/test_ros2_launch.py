@@ -78,7 +78,9 @@ PUB, SUB = "PUBLISHER", "SUBSCRIPTION"
 def test_grid_planner_launch_with_every_argument(tmp_path: Path) -> None:
     params = params_file(tmp_path, {
         "grid_planner": {"algorithm": "bfs", "robot_radius": 0.3},
-        "map_publisher": {"frame_id": "map"},
+        # The `map` argument wins over the file's yaml_filename.
+        "map_publisher": {"frame_id": "map",
+                          "yaml_filename": str(PROJECT_ROOT / "config" / "maps" / "demo_map.yaml")},
     })
     arguments = (
         f"grid_planner.launch.py namespace:=robot7 map:={TUTORIAL_MAP} params_file:={params} "
