@@ -3,6 +3,12 @@
     ros2 launch grid_planner nav2_planner_server.launch.py namespace:=robot1 \
         params_file:=/path/to/nav2_params.yaml
 
+Launched alone under a namespace, the params file's blocks must be keyed `/**/planner_server`
+and `/**/global_costmap` (as config/nav2_params.yaml is) or carry the namespace as their root
+key: Nav2's own nav2_params.yaml keys them `planner_server:`, which matches the node only
+outside a namespace (nav2_bringup rewrites the file with the namespace before it includes
+this file).
+
 Started in place of nav2_planner's planner_server (README, "Using grid_planner in a Nav2
 stack"), under the navigation lifecycle manager that lists `planner_server`:
 - planner_node named `planner_server`, waiting for that manager (`autostart_node: false`),
@@ -68,15 +74,18 @@ def node_specs(namespace: str, params_file: str, use_sim_time: bool, autostart: 
     """
     robot = (pushed_namespace or namespace).strip("/")
     namespace = "" if pushed_namespace else namespace.strip("/")
-    # `-p` rules: use_sim_time ahead of the parameters file, as Nav2's bringup passes it (a
-    # global SetParameter), so a file that sets it wins; autostart_node after it, so the
-    # argument wins. A dict after the file merges into the node's first dict, ahead of the file.
+    # rcl applies every `-p` rule (under `/**`) before any entry keyed by the node's name,
+    # wherever it stands. use_sim_time and our Nav2 settings go as `-p` rules ahead of the
+    # parameters file, so whatever key the file sets them under wins (Nav2's bringup passes
+    # use_sim_time so, a global SetParameter); the arguments that must win go in a dict keyed by
+    # the node, after the file.
     sim_time = Parameter("use_sim_time", use_sim_time)
     specs = [{
         "package": "grid_planner", "executable": "planner_node", "name": "planner_server",
         "namespace": namespace, "output": "screen", "remappings": TF_REMAPPINGS,
-        "parameters": [sim_time, PLANNER_ON_COSTMAP, params_file,
-                       Parameter("autostart_node", autostart_node)],
+        "parameters": [sim_time, *(Parameter(name, value)
+                                   for name, value in PLANNER_ON_COSTMAP.items()),
+                       params_file, {"autostart_node": autostart_node}],
     }]
     if not use_costmap:
         return specs

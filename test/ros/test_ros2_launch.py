@@ -29,7 +29,7 @@ from ros_cli import (
 from ros_harness import wait_until
 from shared_data import PROJECT_ROOT
 
-FAMILY = {"map_publisher", "grid_planner", "puzzle_solver"}
+FAMILY = {"map_publisher", "grid_planner", "puzzle_solver", "planner_server"}
 TUTORIAL_MAP = PROJECT_ROOT / "config" / "maps" / "tutorial_grid.yaml"
 
 
@@ -135,6 +135,24 @@ def test_puzzle_launch_with_every_argument(tmp_path: Path) -> None:
             timeout=60.0, what="ros2 service type /tutor/solve_puzzle",
         )
         assert shown[-1] == "grid_planner_interfaces/srv/SolvePuzzle", shown
+
+
+def test_nav2_launch_arguments_win_over_the_file_only_where_they_must(tmp_path: Path) -> None:
+    # The file sets autostart_node under the node's own name, and occupied_threshold under
+    # `/**`: the autostart_node argument wins over the file, and the file over the launch's own
+    # Nav2 settings (99). Both went the other way.
+    params = tmp_path / "nav2_params.yaml"
+    params.write_text(yaml.safe_dump({
+        "planner_server": {"ros__parameters": {"autostart_node": False}},
+        "/**": {"ros__parameters": {"occupied_threshold": 90}},
+    }))
+    arguments = (f"nav2_planner_server.launch.py use_costmap:=false autostart_node:=true "
+                 f"params_file:={params}")
+    with launched(arguments, {"/planner_server"}, tmp_path):
+        assert param_get("/planner_server", "autostart_node") == "Boolean value is: True"
+        assert param_get("/planner_server", "occupied_threshold") == "Integer value is: 90"
+        assert param_get("/planner_server", "map_topic") == (
+            "String value is: global_costmap/costmap")
 
 
 def shown_arguments(launch_file: str) -> dict[str, str]:
