@@ -12,6 +12,7 @@ import sys
 import time
 from dataclasses import dataclass
 
+import numpy as np
 from lifecycle_msgs.msg import Transition
 from lifecycle_msgs.srv import ChangeState, GetState
 from rclpy.duration import Duration
@@ -27,6 +28,35 @@ ACTIVATE = Transition.TRANSITION_ACTIVATE
 DEACTIVATE = Transition.TRANSITION_DEACTIVATE
 CLEANUP = Transition.TRANSITION_CLEANUP
 UNCONFIGURED_SHUTDOWN = Transition.TRANSITION_UNCONFIGURED_SHUTDOWN
+
+
+def costmap_message(raw: np.ndarray, resolution: float, stamp: object,
+                    frame: str = "map") -> object:
+    """A nav2_msgs/Costmap of the raw costs `raw` (uint8, rows from the bottom), at the origin."""
+    from nav2_msgs.msg import Costmap
+
+    msg = Costmap()
+    msg.header.frame_id = frame
+    msg.header.stamp = stamp
+    msg.metadata.resolution = resolution
+    msg.metadata.size_y, msg.metadata.size_x = raw.shape
+    msg.metadata.origin.orientation.w = 1.0
+    msg.data = raw.tobytes()
+    return msg
+
+
+def costmap_update_message(x: int, y: int, raw: np.ndarray, stamp: object,
+                           frame: str = "map") -> object:
+    """A nav2_msgs/CostmapUpdate putting the raw costs `raw` (rows from the bottom) at (x, y)."""
+    from nav2_msgs.msg import CostmapUpdate
+
+    msg = CostmapUpdate()
+    msg.header.frame_id = frame
+    msg.header.stamp = stamp
+    msg.x, msg.y = x, y
+    msg.size_y, msg.size_x = raw.shape
+    msg.data = raw.tobytes()
+    return msg
 
 
 def require(module: str) -> None:

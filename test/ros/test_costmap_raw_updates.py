@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from grid_planner_interfaces.srv import ComputePath
+from nav2_clients import costmap_message, costmap_update_message
 from planner_harness import assert_valid_path, centre, pose
 from ros_harness import ros_client, running, wait_until
 
@@ -48,26 +49,15 @@ class RawCostmapClient:
         return self.proc.output().count(text)
 
     def publish_map(self, raw: np.ndarray) -> None:
-        msg = nav2_msgs.Costmap()
-        msg.header.frame_id = "map"
-        msg.header.stamp = self.client.node.get_clock().now().to_msg()
-        msg.metadata.resolution = 1.0
-        msg.metadata.size_y, msg.metadata.size_x = raw.shape
-        msg.metadata.origin.orientation.w = 1.0
-        msg.data = raw.tobytes()
+        msg = costmap_message(raw, 1.0, self.client.node.get_clock().now().to_msg())
         received = self.count("map received in frame 'map'")
         self.map_pub.publish(msg)
         wait_until(lambda: self.count("map received in frame 'map'") > received,
                    what="the full costmap")
 
     def publish_update(self, x: int, y: int, raw: np.ndarray, stamp=None) -> None:
-        msg = nav2_msgs.CostmapUpdate()
-        msg.header.frame_id = "map"
-        msg.header.stamp = stamp or self.client.node.get_clock().now().to_msg()
-        msg.x, msg.y = x, y
-        msg.size_y, msg.size_x = raw.shape
-        msg.data = raw.tobytes()
-        self.update_pub.publish(msg)
+        self.update_pub.publish(costmap_update_message(
+            x, y, raw, stamp or self.client.node.get_clock().now().to_msg()))
 
     def plan(self) -> object:
         request = ComputePath.Request(goal=centre(OPEN, GOAL), start=centre(OPEN, START),

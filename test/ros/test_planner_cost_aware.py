@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from geometry_msgs.msg import PoseStamped
 from grid_planner_interfaces.srv import ComputePath
+from nav2_clients import costmap_message
 from planner_harness import PlannerHarness, centre
 from ros_harness import ros_client, running, wait_until
 
@@ -86,14 +87,8 @@ def test_a_nav2_costmap_raw_topic_is_followed_by_its_type(tmp_path) -> None:
         proc.wait_for_output("carries nav2_msgs/msg/Costmap: following it")
         wait_until(lambda: publisher.get_subscription_count() > 0,
                    what="the planner to subscribe to the Costmap topic")
-        msg = costmap_msgs.Costmap()
-        msg.header.frame_id = "map"
-        msg.header.stamp = node.get_clock().now().to_msg()
-        msg.metadata.resolution = RESOLUTION
-        msg.metadata.size_x, msg.metadata.size_y = LENGTH, WIDTH
-        msg.metadata.origin.orientation.w = 1.0
-        msg.data = costmap_raw(occupancy.data).tobytes()
-        publisher.publish(msg)
+        raw = costmap_raw(occupancy.data).reshape(occupancy.height, occupancy.width)
+        publisher.publish(costmap_message(raw, RESOLUTION, node.get_clock().now().to_msg()))
         proc.wait_for_output("map received in frame 'map'")
         request = ComputePath.Request(goal=centre(occupancy, GOAL), start=centre(occupancy, START),
                                       use_start=True)

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from builtin_interfaces.msg import Time
 from grid_planner_interfaces.srv import ComputePath
+from nav2_clients import costmap_message, costmap_update_message
 from nav_msgs.msg import OccupancyGrid
 from planner_harness import PlannerHarness, centre
 from ros_harness import ros_client, running, wait_until
@@ -77,26 +78,13 @@ class SimPlanner(PlannerHarness):
         return self.proc.output().count(text)
 
     def publish_costmap(self, seconds: float) -> None:
-        msg = nav2_msgs.Costmap()
-        msg.header.frame_id = "map"
-        msg.header.stamp = stamp(seconds)
-        msg.metadata.resolution = 1.0
-        msg.metadata.size_y, msg.metadata.size_x = FREE.shape
-        msg.metadata.origin.orientation.w = 1.0
-        msg.data = FREE.tobytes()
         received = self.count("map received in frame 'map'")
-        self.costmap_pub.publish(msg)
+        self.costmap_pub.publish(costmap_message(FREE, 1.0, stamp(seconds)))
         wait_until(lambda: self.count("map received in frame 'map'") > received,
                    what="the full costmap")
 
     def publish_wall(self, seconds: float) -> None:
-        msg = nav2_msgs.CostmapUpdate()
-        msg.header.frame_id = "map"
-        msg.header.stamp = stamp(seconds)
-        msg.x, msg.y = 15, 2
-        msg.size_y, msg.size_x = WALL.shape
-        msg.data = WALL.tobytes()
-        self.update_pub.publish(msg)
+        self.update_pub.publish(costmap_update_message(15, 2, WALL, stamp(seconds)))
 
     def plan(self) -> object:
         answer = self.request(centre(OPEN, GOAL), centre(OPEN, START))
