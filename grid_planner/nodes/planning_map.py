@@ -245,12 +245,12 @@ class PlanningMap:
         timings: dict[str, float] | None = None, received_ns: int | None = None,
     ) -> tuple[PlanningGrid, Region | None]:
         """Use the full map `occupancy` (stamped `stamp_ns`, come at `received_ns` on the node's
-        clock) from now on; returns its grid under
-        `settings` and the box of cells that changed from the map in use ((0, 0, 0, 0) for
-        none), or None when the grid was built from scratch. Each grid kept is carried over to
-        the new map by preparing only that box again (`patching.regrid`) when that is cheaper,
-        so a costmap sent again unchanged costs a comparison, not a build. Called from one
-        thread at a time (the map callbacks); plans keep their grids meanwhile."""
+        clock) from now on; returns its grid under `settings` and the box of cells that changed
+        from the map in use ((0, 0, 0, 0) for none), or None when the grid was built from
+        scratch. Each grid kept is carried over to the new map by preparing only that box
+        again (`patching.regrid`) when that is cheaper, so a costmap sent again unchanged costs
+        a comparison, not a build. Called from one thread at a time (the map callbacks); plans
+        keep their grids meanwhile."""
         with self._built:
             self._wait_for_builds()
             before, previous = self._map, dict(self._grids)
