@@ -3,7 +3,8 @@
 A pytest session takes one domain for all its nodes (conftest.py); a command-line scenario
 that starts and stops the ros2 daemon takes one more of its own (ros_cli.py), because a
 stopped daemon can leave its port (11511 + domain) in TIME_WAIT, and for the next minute
-every verb in that domain then finds no daemon and falls back to a fresh direct node.
+every verb in that domain then finds no daemon and falls back to a fresh direct node. The
+signal matrix, run in a process of its own, takes one too.
 """
 
 from __future__ import annotations

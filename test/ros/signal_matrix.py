@@ -9,17 +9,24 @@ log lines (so no traceback, no "never retrieved", no "Destroyable"). The "after 
 count from the moment the program's entry point has run: before that the interpreter is still
 starting (site, .pth files; 30 ms idle, far more under load), which no program can handle.
 Cases run concurrently, each in its own namespace, so the matrix fits in CI on two cores.
+
+`python signal_matrix.py REPS WORKERS FOLDER` runs the matrix in a process of its own and prints
+the summary (exit code 1 when a case was not clean): test_signal_matrix.py runs it so, with
+`long_lease_profile` (see there).
 """
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import resource
 import signal
 import subprocess
+import sys
 import threading
 import time
 import uuid
+import xml.etree.ElementTree as ElementTree
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -56,6 +63,14 @@ SET_UP_FAILED = "set-up failed"
 # Loaded by the runtime's imports, right after the entry point has taken over the stop signals;
 # the interpreter's own start-up before that (site, .pth files) is no program's to handle.
 ENTRY_MARKER = "_socket"
+# Fast DDS 2.14 can deadlock a participant for good: its event thread, checking whether a remote
+# participant's lease ran out, waits for the discovery lock, which a receive thread holds while
+# it removes a remote writer and waits for the event thread to go idle. The matrix's client sees
+# some hundred nodes come and go within two minutes, and hung so twice in about forty runs.
+# A lease of an hour, announced by every participant of the matrix, means no such check comes
+# due while it runs (the first is due one lease after discovery).
+LEASE_S = 3600
+FAST_DDS_XML = "http://www.eprosima.com/XMLSchemas/fastRTPS_Profiles"
 
 
 @dataclass(frozen=True)
@@ -337,6 +352,34 @@ def run_matrix(reps: int, root: Path, workers: int) -> list[Outcome]:
             rclpy.shutdown()
 
 
+def long_lease_profile(base: Path, out: Path) -> Path:
+    """Write to `out` the Fast DDS profile file `base` with the default participant's lease
+    set to LEASE_S (a default participant profile added if `base` has none); returns `out`."""
+    ElementTree.register_namespace("", FAST_DDS_XML)
+    tree = ElementTree.parse(base)
+    profiles = _child(tree.getroot(), "profiles")
+    participant = profiles.find(f"{{{FAST_DDS_XML}}}participant[@is_default_profile='true']")
+    if participant is None:
+        participant = ElementTree.SubElement(
+            profiles, f"{{{FAST_DDS_XML}}}participant",
+            profile_name="signal_matrix", is_default_profile="true",
+        )
+    lease = participant
+    for tag in ("rtps", "builtin", "discovery_config", "leaseDuration"):
+        lease = _child(lease, tag)
+    for tag, value in (("sec", LEASE_S), ("nanosec", 0)):
+        _child(lease, tag).text = str(value)
+    tree.write(out, encoding="UTF-8", xml_declaration=True)
+    return out
+
+
+def _child(parent: ElementTree.Element, tag: str) -> ElementTree.Element:
+    """`parent`'s first child `tag` in the Fast DDS namespace, made if there is none."""
+    name = f"{{{FAST_DDS_XML}}}{tag}"
+    found = parent.find(name)
+    return ElementTree.SubElement(parent, name) if found is None else found
+
+
 def summary(outcomes: list[Outcome]) -> str:
     """A table of clean stops per executable and pattern, then the first problem of each cell."""
     total = Counter((o.node, o.pattern) for o in outcomes)
@@ -360,3 +403,17 @@ def summary(outcomes: list[Outcome]) -> str:
     lines.append(f"all: {sum(clean.values())}/{sum(total.values())} clean "
                  f"({repeated} cases run again after a failed set-up)")
     return "\n".join(lines + problems)
+
+
+def main(argv: list[str]) -> int:
+    """Run the matrix (REPS WORKERS FOLDER) and print its summary; 1 when a case was not clean.
+    SIGABRT prints where every thread is (faulthandler), even with the interpreter's lock held."""
+    faulthandler.enable()
+    reps, workers, root = int(argv[0]), int(argv[1]), Path(argv[2])
+    outcomes = run_matrix(reps, root, workers)
+    print(f"signal matrix, {reps} repetitions:\n{summary(outcomes)}")
+    return 0 if all(not outcome.problem for outcome in outcomes) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

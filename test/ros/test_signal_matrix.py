@@ -1,12 +1,23 @@
-"""Every executable stops cleanly on every signal pattern (exit 0, no traceback, no core file)."""
+"""Every executable stops cleanly on every signal pattern (exit 0, no traceback, no core file).
+
+The matrix runs in a process and a ROS domain of its own, with a Fast DDS profile whose
+participants announce a lease of an hour (`signal_matrix.LEASE_S` says why), for no longer than
+LIMIT_S.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from signal_matrix import run_matrix, summary
+from ros_domains import SCENARIO_DOMAINS, claim_domain
+from shared_data import PROJECT_ROOT, SERVICE_PROFILE
+from signal_matrix import long_lease_profile
 
 pytestmark = pytest.mark.alone
 
@@ -15,10 +26,58 @@ pytestmark = pytest.mark.alone
 # SIGNAL_MATRIX_REPS=10 is the soak run.
 REPS = int(os.environ.get("SIGNAL_MATRIX_REPS", "2"))
 WORKERS = int(os.environ.get("SIGNAL_MATRIX_WORKERS", "6"))
+MATRIX = Path(__file__).with_name("signal_matrix.py")
+# Two repetitions take 60-125 s; a matrix still running after this is stuck, not slow.
+LIMIT_S = 150.0 * max(REPS, 1) + 300.0
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid`."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # gone meanwhile
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _stop_stuck(matrix: subprocess.Popen) -> str:
+    """Make the stuck matrix print where its threads are, end it and the nodes it started
+    (each leads a session of its own); what it printed."""
+    nodes = _children(matrix.pid)
+    matrix.send_signal(signal.SIGABRT)
+    try:
+        printed, _ = matrix.communicate(timeout=30.0)
+    except subprocess.TimeoutExpired:
+        matrix.kill()
+        printed, _ = matrix.communicate()
+    for node in nodes:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(node, signal.SIGKILL)
+    return printed
 
 
 def test_every_executable_stops_cleanly_on_every_signal_pattern(tmp_path: Path) -> None:
-    outcomes = run_matrix(REPS, tmp_path, WORKERS)
-    report = summary(outcomes)
-    print(f"\nsignal matrix, {REPS} repetitions:\n{report}")
-    assert all(not outcome.problem for outcome in outcomes), report
+    base = Path(os.environ.get("FASTRTPS_DEFAULT_PROFILES_FILE", SERVICE_PROFILE))
+    helpers = [str(PROJECT_ROOT / "test"), str(MATRIX.parent)]
+    env = dict(
+        os.environ,
+        FASTRTPS_DEFAULT_PROFILES_FILE=str(long_lease_profile(base, tmp_path / "fastdds.xml")),
+        PYTHONPATH=os.pathsep.join([*helpers, os.environ.get("PYTHONPATH", "")]),
+        ROS_DOMAIN_ID=str(claim_domain(SCENARIO_DOMAINS)),
+    )
+    command = [sys.executable, str(MATRIX), str(REPS), str(WORKERS), str(tmp_path / "cases")]
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+        cwd=tmp_path,
+    ) as matrix:
+        try:
+            report, _ = matrix.communicate(timeout=LIMIT_S)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the matrix did not end within {LIMIT_S:.0f} s; it printed:\n"
+                        f"{_stop_stuck(matrix)}")
+    print(f"\n{report}")
+    assert matrix.returncode == 0, report
