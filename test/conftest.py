@@ -15,6 +15,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import hang_watchdog
@@ -93,13 +94,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_teardown(item: pytest.Item):
-    """After a ROS test, collect garbage: an rclpy context a test has shut down keeps its DDS
-    participant (threads, sockets, a part in every later discovery) until the collector frees
-    the cycles that hold it; test_lifecycle_races alone left seven behind. Such a participant
-    meets every node the later tests start and stop. The one stuck test process examined had
-    seven participants alive where the running test used one, and Fast DDS had deadlocked one
-    of them (signal_matrix.LEASE_S says how). About 70 ms a test."""
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    """After a ROS test, collect garbage: the DDS participant of an rclpy context (threads,
+    sockets, a part in every later discovery) lives on, shut down or not, while anything of the
+    test still refers to the context, often a reference cycle only the collector frees;
+    test_lifecycle_races alone left seven behind. Such a participant meets every node the later
+    tests start and stop. The one stuck test process examined had seven participants alive,
+    six of them left over, and Fast DDS had deadlocked one of them (signal_matrix.LEASE_S says
+    how). About 70 ms a test."""
     yield
     if item.get_closest_marker("ros") is not None:
         gc.collect()

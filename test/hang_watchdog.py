@@ -3,9 +3,9 @@
 pytest-timeout stops a test from a signal handler, which is Python code: a thread blocked inside
 a library while it holds the interpreter's lock (rclpy creating a publisher in a deadlocked
 Fast DDS participant, say) keeps that handler from ever running, and the run hangs until CI
-stops it. faulthandler's watchdog is a thread of plain C: once a test's set-up, call or teardown
-has run well past `--timeout`, it prints every thread's stack and ends the process with exit
-code 1.
+stops it. faulthandler's watchdog is a thread of plain C: once a test (set-up, call and
+teardown, as pytest-timeout counts) has run well past its timeout, the watchdog prints every
+thread's stack and ends the process with exit code 1.
 """
 
 from __future__ import annotations
@@ -27,8 +27,18 @@ STDERR_KEY = pytest.StashKey[int]()
 
 
 def hang_limit(timeout: float) -> float:
-    """Seconds after a phase of a test begins at which the watchdog ends the process."""
+    """Seconds after a test begins at which the watchdog ends the process."""
     return timeout * (1.0 + MARGIN_FRACTION) + MARGIN_S
+
+
+def timeout_of(item: pytest.Item) -> float:
+    """pytest-timeout's limit for `item`: its `timeout` marker, else `--timeout`; 0 for none."""
+    marker = item.get_closest_marker("timeout")
+    if marker is not None:
+        value = marker.args[0] if marker.args else marker.kwargs.get("timeout")
+        if value is not None:
+            return float(value)
+    return float(item.config.getoption("timeout", None) or 0.0)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -40,31 +50,18 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     os.close(config.stash[STDERR_KEY])
 
 
-def _watched(item: pytest.Item) -> Iterator[None]:
-    """Arm the watchdog over one phase of `item`, as pytest-timeout times each phase, when
-    `--timeout` is set."""
-    timeout = item.config.getoption("timeout", None)
-    if timeout:
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    """Arm the watchdog over the test, unless it has no timeout or pytest's own
+    `faulthandler_timeout` (the same single faulthandler timer) is in use."""
+    timeout = timeout_of(item)
+    armed = timeout > 0 and not float(item.config.getini("faulthandler_timeout") or 0)
+    if armed:
         faulthandler.dump_traceback_later(
-            hang_limit(float(timeout)), exit=True, file=item.config.stash[STDERR_KEY]
+            hang_limit(timeout), exit=True, file=item.config.stash[STDERR_KEY]
         )
     try:
         yield
     finally:
-        if timeout:
+        if armed:
             faulthandler.cancel_dump_traceback_later()
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
-    yield from _watched(item)
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
-    yield from _watched(item)
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
-    yield from _watched(item)

@@ -1,5 +1,5 @@
 """The hang watchdog (test/hang_watchdog.py) ends a test that holds the interpreter's lock past
-`--timeout`, which pytest-timeout's signal handler cannot interrupt, and prints its stack."""
+its timeout, which pytest-timeout's signal handler cannot interrupt, and prints its stack."""
 
 from __future__ import annotations
 
@@ -9,13 +9,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 HELPERS = Path(__file__).resolve().parent.parent
 # A mutex locked twice by one thread: libc waits for good, signals or not, and ctypes.PyDLL
 # calls it without releasing the interpreter's lock, as a library stuck on a lock does.
-STUCK_TEST = """
-import ctypes
+STUCK_TEST = """import ctypes
+
+import pytest
 
 
+{marker}
 def test_holds_the_interpreters_lock():
     libc, mutex = ctypes.PyDLL(None), ctypes.create_string_buffer(64)
     libc.pthread_mutex_lock(mutex)
@@ -23,17 +27,23 @@ def test_holds_the_interpreters_lock():
 """
 
 
-def test_a_test_holding_the_interpreters_lock_ends_with_its_stack(tmp_path: Path) -> None:
-    (tmp_path / "test_stuck.py").write_text(STUCK_TEST)
-    path = os.pathsep.join([str(HELPERS), os.environ.get("PYTHONPATH", "")])
-    env = dict(os.environ, PYTHONPATH=path)
+@pytest.mark.parametrize(("marker", "option"), [
+    ("", "--timeout=3"),
+    ("@pytest.mark.timeout(3)", "--timeout=0"),
+], ids=["option", "marker"])
+def test_a_test_holding_the_interpreters_lock_ends_with_its_stack(
+    tmp_path: Path, marker: str, option: str
+) -> None:
+    (tmp_path / "test_stuck.py").write_text(STUCK_TEST.format(marker=marker))
+    path = os.pathsep.join(filter(None, [str(HELPERS), os.environ.get("PYTHONPATH")]))
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "hang_watchdog", "-p", "no:cacheprovider",
-         "--timeout=1", "test_stuck.py"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+         option, "test_stuck.py"],
+        cwd=tmp_path, env=dict(os.environ, PYTHONPATH=path), capture_output=True, text=True,
+        timeout=300,
     )
     assert run.returncode == 1
-    # faulthandler's report (hang_limit(1.0) is 6.1 s), not pytest-timeout's, which never ran.
-    assert re.search(r"^Timeout \(0:00:06\.\d+\)!$", run.stderr, re.MULTILINE), run.stderr
-    assert re.search(r'test_stuck\.py", line 8 in test_holds_the_interpreters_lock', run.stderr)
+    # faulthandler's report (hang_limit(3.0) is 8.3 s), not pytest-timeout's, which never ran.
+    assert re.search(r"^Timeout \(0:00:08\.\d+\)!$", run.stderr, re.MULTILINE), run.stderr
+    assert re.search(r'test_stuck\.py", line 10 in test_holds_the_interpreters_lock', run.stderr)
     assert "+ Timeout +" not in run.stdout + run.stderr

@@ -70,7 +70,6 @@ ENTRY_MARKER = "_socket"
 # A lease of an hour, announced by every participant of the matrix, means no such check comes
 # due while it runs (the first is due one lease after discovery).
 LEASE_S = 3600
-FAST_DDS_XML = "http://www.eprosima.com/XMLSchemas/fastRTPS_Profiles"
 
 
 @dataclass(frozen=True)
@@ -353,31 +352,40 @@ def run_matrix(reps: int, root: Path, workers: int) -> list[Outcome]:
 
 
 def long_lease_profile(base: Path, out: Path) -> Path:
-    """Write to `out` the Fast DDS profile file `base` with the default participant's lease
-    set to LEASE_S (a default participant profile added if `base` has none); returns `out`."""
-    ElementTree.register_namespace("", FAST_DDS_XML)
+    """Write to `out` the Fast DDS profile file `base` with the default participant's lease set
+    to LEASE_S (a default participant profile added if `base` has none); returns `out`.
+
+    Fast DDS reads tags in its namespace or in none, under a root `<dds>` or `<profiles>`."""
     tree = ElementTree.parse(base)
-    profiles = _child(tree.getroot(), "profiles")
-    participant = profiles.find(f"{{{FAST_DDS_XML}}}participant[@is_default_profile='true']")
+    root = tree.getroot()
+    namespace = root.tag[: root.tag.index("}") + 1] if root.tag.startswith("{") else ""
+    if namespace:
+        ElementTree.register_namespace("", namespace[1:-1])
+    kind = root.tag[len(namespace):]
+    if kind not in ("dds", "profiles"):
+        raise ValueError(f"{base}: the root of a Fast DDS profile file is <dds> or <profiles>, "
+                         f"not <{kind}>")
+    profiles = root if kind == "profiles" else _child(root, "profiles", namespace)
+    participant = profiles.find("{*}participant[@is_default_profile='true']")
     if participant is None:
         participant = ElementTree.SubElement(
-            profiles, f"{{{FAST_DDS_XML}}}participant",
+            profiles, f"{namespace}participant",
             profile_name="signal_matrix", is_default_profile="true",
         )
     lease = participant
     for tag in ("rtps", "builtin", "discovery_config", "leaseDuration"):
-        lease = _child(lease, tag)
+        lease = _child(lease, tag, namespace)
     for tag, value in (("sec", LEASE_S), ("nanosec", 0)):
-        _child(lease, tag).text = str(value)
+        _child(lease, tag, namespace).text = str(value)
     tree.write(out, encoding="UTF-8", xml_declaration=True)
     return out
 
 
-def _child(parent: ElementTree.Element, tag: str) -> ElementTree.Element:
-    """`parent`'s first child `tag` in the Fast DDS namespace, made if there is none."""
-    name = f"{{{FAST_DDS_XML}}}{tag}"
-    found = parent.find(name)
-    return ElementTree.SubElement(parent, name) if found is None else found
+def _child(parent: ElementTree.Element, tag: str, namespace: str) -> ElementTree.Element:
+    """`parent`'s first child `tag` (in any namespace or none), made in `namespace` if there
+    is none."""
+    found = parent.find(f"{{*}}{tag}")
+    return ElementTree.SubElement(parent, namespace + tag) if found is None else found
 
 
 def summary(outcomes: list[Outcome]) -> str:

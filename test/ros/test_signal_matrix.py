@@ -27,7 +27,7 @@ pytestmark = pytest.mark.alone
 REPS = int(os.environ.get("SIGNAL_MATRIX_REPS", "2"))
 WORKERS = int(os.environ.get("SIGNAL_MATRIX_WORKERS", "6"))
 MATRIX = Path(__file__).with_name("signal_matrix.py")
-# Two repetitions take 60-125 s; a matrix still running after this is stuck, not slow.
+# Two repetitions take about 60 s; a matrix still running after this is stuck, not slow.
 LIMIT_S = 150.0 * max(REPS, 1) + 300.0
 
 
@@ -45,28 +45,31 @@ def _children(pid: int) -> list[int]:
 
 
 def _stop_stuck(matrix: subprocess.Popen) -> str:
-    """Make the stuck matrix print where its threads are, end it and the nodes it started
-    (each leads a session of its own); what it printed."""
-    nodes = _children(matrix.pid)
+    """End the stuck matrix and the nodes it started (each leads a session of its own), and
+    return what it printed, where its threads were last. The matrix is paused first: it then
+    starts no node meanwhile, and a node that has ended keeps its pid (unreaped) until then."""
+    matrix.send_signal(signal.SIGSTOP)
+    for node in _children(matrix.pid):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(node, signal.SIGKILL)
     matrix.send_signal(signal.SIGABRT)
+    matrix.send_signal(signal.SIGCONT)
     try:
         printed, _ = matrix.communicate(timeout=30.0)
     except subprocess.TimeoutExpired:
         matrix.kill()
         printed, _ = matrix.communicate()
-    for node in nodes:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(node, signal.SIGKILL)
     return printed
 
 
+@pytest.mark.timeout(LIMIT_S + 120.0)  # the test's own limit comes first
 def test_every_executable_stops_cleanly_on_every_signal_pattern(tmp_path: Path) -> None:
     base = Path(os.environ.get("FASTRTPS_DEFAULT_PROFILES_FILE", SERVICE_PROFILE))
-    helpers = [str(PROJECT_ROOT / "test"), str(MATRIX.parent)]
+    helpers = [str(PROJECT_ROOT / "test"), os.environ.get("PYTHONPATH")]
     env = dict(
         os.environ,
         FASTRTPS_DEFAULT_PROFILES_FILE=str(long_lease_profile(base, tmp_path / "fastdds.xml")),
-        PYTHONPATH=os.pathsep.join([*helpers, os.environ.get("PYTHONPATH", "")]),
+        PYTHONPATH=os.pathsep.join(filter(None, helpers)),
         ROS_DOMAIN_ID=str(claim_domain(SCENARIO_DOMAINS)),
     )
     command = [sys.executable, str(MATRIX), str(REPS), str(WORKERS), str(tmp_path / "cases")]
@@ -76,8 +79,11 @@ def test_every_executable_stops_cleanly_on_every_signal_pattern(tmp_path: Path) 
     ) as matrix:
         try:
             report, _ = matrix.communicate(timeout=LIMIT_S)
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"the matrix did not end within {LIMIT_S:.0f} s; it printed:\n"
-                        f"{_stop_stuck(matrix)}")
+        except BaseException as error:
+            printed = _stop_stuck(matrix)
+            if isinstance(error, subprocess.TimeoutExpired):
+                pytest.fail(f"the matrix did not end within {LIMIT_S:.0f} s; it printed:\n"
+                            f"{printed}")
+            raise
     print(f"\n{report}")
     assert matrix.returncode == 0, report
