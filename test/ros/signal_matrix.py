@@ -12,7 +12,7 @@ Cases run concurrently, each in its own namespace, so the matrix fits in CI on t
 
 `python signal_matrix.py REPS WORKERS FOLDER` runs the matrix in a process of its own and prints
 the summary (exit code 1 when a case was not clean): test_signal_matrix.py runs it so, with
-`long_lease_profile` (see there).
+`long_lease_profile` (LEASE_S says why).
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ ENTRY_MARKER = "_socket"
 # Fast DDS 2.14 can deadlock a participant for good: its event thread, checking whether a remote
 # participant's lease ran out, waits for the discovery lock, which a receive thread holds while
 # it removes a remote writer and waits for the event thread to go idle. The matrix's client sees
-# some hundred nodes come and go within two minutes, and hung so twice in about forty runs.
+# 68 node processes come and go within a minute or two, and hung so twice in about forty runs.
 # A lease of an hour, announced by every participant of the matrix, means no such check comes
 # due while it runs (the first is due one lease after discovery).
 LEASE_S = 3600
