@@ -50,12 +50,20 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     os.close(config.stash[STDERR_KEY])
 
 
+def _faulthandler_timeout(config: pytest.Config) -> float:
+    """pytest's `faulthandler_timeout`; 0 when unset or its plugin is off (`-p no:faulthandler`)."""
+    try:
+        return float(config.getini("faulthandler_timeout") or 0)
+    except ValueError:
+        return 0.0
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
     """Arm the watchdog over the test, unless it has no timeout or pytest's own
     `faulthandler_timeout` (the same single faulthandler timer) is in use."""
     timeout = timeout_of(item)
-    armed = timeout > 0 and not float(item.config.getini("faulthandler_timeout") or 0)
+    armed = timeout > 0 and not _faulthandler_timeout(item.config)
     if armed:
         faulthandler.dump_traceback_later(
             hang_limit(timeout), exit=True, file=item.config.stash[STDERR_KEY]

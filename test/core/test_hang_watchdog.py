@@ -27,6 +27,17 @@ def test_holds_the_interpreters_lock():
 """
 
 
+def _pytest(folder: Path, *arguments: str) -> subprocess.CompletedProcess:
+    """pytest run in `folder` with the watchdog plugin and `arguments`."""
+    path = os.pathsep.join(filter(None, [str(HELPERS), os.environ.get("PYTHONPATH")]))
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "hang_watchdog", "-p", "no:cacheprovider",
+         *arguments],
+        cwd=folder, env=dict(os.environ, PYTHONPATH=path), capture_output=True, text=True,
+        timeout=300,
+    )
+
+
 @pytest.mark.parametrize(("marker", "option"), [
     ("", "--timeout=3"),
     ("@pytest.mark.timeout(3)", "--timeout=0"),
@@ -35,15 +46,16 @@ def test_a_test_holding_the_interpreters_lock_ends_with_its_stack(
     tmp_path: Path, marker: str, option: str
 ) -> None:
     (tmp_path / "test_stuck.py").write_text(STUCK_TEST.format(marker=marker))
-    path = os.pathsep.join(filter(None, [str(HELPERS), os.environ.get("PYTHONPATH")]))
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "hang_watchdog", "-p", "no:cacheprovider",
-         option, "test_stuck.py"],
-        cwd=tmp_path, env=dict(os.environ, PYTHONPATH=path), capture_output=True, text=True,
-        timeout=300,
-    )
+    run = _pytest(tmp_path, option, "test_stuck.py")
     assert run.returncode == 1
     # faulthandler's report (hang_limit(3.0) is 8.3 s), not pytest-timeout's, which never ran.
     assert re.search(r"^Timeout \(0:00:08\.\d+\)!$", run.stderr, re.MULTILINE), run.stderr
     assert re.search(r'test_stuck\.py", line 10 in test_holds_the_interpreters_lock', run.stderr)
     assert "+ Timeout +" not in run.stdout + run.stderr
+
+
+def test_the_watchdog_runs_beside_pytests_faulthandler_plugin_turned_off(tmp_path: Path) -> None:
+    """`-p no:faulthandler` takes away the `faulthandler_timeout` setting the watchdog reads."""
+    (tmp_path / "test_quick.py").write_text("def test_quick():\n    pass\n")
+    run = _pytest(tmp_path, "-p", "no:faulthandler", "--timeout=60", "test_quick.py")
+    assert run.returncode == 0, run.stdout + run.stderr
