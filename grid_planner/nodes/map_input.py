@@ -182,11 +182,16 @@ class TypedSubscription:
         self.message_type = message_type
 
     def follow(self, message_type: type | None) -> bool:
-        """Subscribe as `message_type` unless it is so already; False, to try again on a
-        later call, when DDS refuses the new type for now."""
+        """Subscribe as `message_type` unless it is so already; False, to be called again
+        later, while that is not done yet. A subscription of another type is destroyed first
+        and the new one made on a later call: rclpy lets the old one go only once the executor's
+        wait ends, and until then DDS refuses the topic's new type (rcutils printing its error
+        to stderr)."""
         if message_type is self.message_type:
             return True
-        self.destroy()
+        if self._subscription is not None:
+            self.destroy()
+            return False
         try:
             self.subscribe(message_type)
         except RuntimeError as error:
@@ -209,14 +214,15 @@ class MapFollower:
 
     def __init__(
         self, node: Node, topic: str, on_map: Callable[[object], None],
-        on_update: Callable[[object], None], qos: QoSProfile, callback_group: object,
+        on_update: Callable[[object], None], qos: QoSProfile, updates_qos: QoSProfile,
+        callback_group: object,
     ) -> None:
         self._node = node
         self._topic = topic
         self._map = TypedSubscription(node, topic, on_map, qos, callback_group)
         self._map.subscribe(OccupancyGrid)
         self._updates = TypedSubscription(
-            node, updates_topic(node, topic), on_update, qos, callback_group
+            node, updates_topic(node, topic), on_update, updates_qos, callback_group
         )
         self._update_types: dict[type, type | None] = {OccupancyGrid: update_class()}
         self._warn_without_updates(OccupancyGrid)
@@ -258,10 +264,9 @@ class MapFollower:
         else:
             return
         switched = wanted is not self._map.message_type
-        if not self._map.follow(wanted):
-            return
-        if switched:
+        map_followed = self._map.follow(wanted)
+        self._updates.follow(self._update_types[wanted])
+        if map_followed and switched:
             name = COSTMAP_TYPE if wanted is self._costmap else OCCUPANCY_GRID_TYPE
             self._node.get_logger().info(f"map topic '{self._topic}' carries {name}: following it")
             self._warn_without_updates(wanted)
-        self._updates.follow(self._update_types[wanted])

@@ -31,7 +31,7 @@ from grid_planner.nodes.planning_map import (
     admit_map,
     describe_change,
 )
-from grid_planner.nodes.qos import MAP_QOS
+from grid_planner.nodes.qos import MAP_QOS, MAP_UPDATES_QOS
 from grid_planner.nodes.replanning import GoalReplanner
 
 
@@ -67,7 +67,8 @@ class MapIntake:
         """Follow the map topic and its updates topic (callbacks in `group`, one at a time)."""
         node = self._node
         node.keep(MapFollower(
-            node, self._param("map_topic"), self.on_map, self.on_map_update, MAP_QOS, group
+            node, self._param("map_topic"), self.on_map, self.on_map_update, MAP_QOS,
+            MAP_UPDATES_QOS, group,
         ))
         with self._lock:
             self._open = True

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from rclpy.parameter import Parameter
 
 OUR_PLUGIN = "grid_planner::GridPlanner"
+# The largest map planner_node takes by default (its max_map_cells).
+DEFAULT_MAX_MAP_CELLS = 4096 * 4096
 
 
 @dataclass(frozen=True)
@@ -73,8 +75,11 @@ class PluginType:
     quiet: frozenset[str] = frozenset()
 
 
+# NavFn's search has no node budget (it runs until its potential field reaches the start), so a
+# NavFn block may expand every cell of the largest map the node takes by default.
 NAVFN = PluginType({"tolerance": 0.5, "use_astar": False, "allow_unknown": True,
-                    "use_final_approach_orientation": False})
+                    "use_final_approach_orientation": False,
+                    "max_nodes": DEFAULT_MAX_MAP_CELLS})
 SMAC_2D = PluginType(
     {"tolerance": 0.125, "allow_unknown": True, "max_planning_time": 2.0,
      "use_final_approach_orientation": False, "connectivity": 8, "cost_travel_multiplier": 1.0,

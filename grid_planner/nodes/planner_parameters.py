@@ -23,6 +23,7 @@ from grid_planner.grid.smoothing import (
     SMOOTHINGS,
     SmootherParams,
 )
+from grid_planner.nodes.nav2_plugins import DEFAULT_MAX_MAP_CELLS
 from grid_planner.nodes.parameters import (
     Rule,
     at_least,
@@ -79,7 +80,7 @@ def planner_parameters() -> dict[str, tuple[object, str, Rule | None]]:
         "max_concurrent_plans": (2, "service plans that run at once", at_least(1)),
         "max_queued_plans": (16, "service requests that wait for a running slot; further ones "
                              "are answered BUSY at once", at_least(0)),
-        "max_map_cells": (4096 * 4096, "largest map accepted (width x height cells)",
+        "max_map_cells": (DEFAULT_MAX_MAP_CELLS, "largest map accepted (width x height cells)",
                           at_least(1)),
         "max_inflation_cells": (100, "robot_radius / map resolution (and inflation_radius / "
                                 "resolution under cost_model inflation) may be at most this",

@@ -10,6 +10,16 @@ MAP_QOS = QoSProfile(
     durability=DurabilityPolicy.TRANSIENT_LOCAL,
 )
 
+# A map's partial updates: reliable and latched as the map, but the last 10 kept, as Nav2's
+# costmap subscriber keeps them, so a burst of patches published back to back is applied in
+# full, not only its last.
+MAP_UPDATES_QOS = QoSProfile(
+    history=HistoryPolicy.KEEP_LAST,
+    depth=10,
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.TRANSIENT_LOCAL,
+)
+
 # RViz "2D Goal Pose" / "2D Pose Estimate" publish reliable + volatile.
 COMMAND_QOS = QoSProfile(
     history=HistoryPolicy.KEEP_LAST,

@@ -13,7 +13,7 @@ from planner_harness import assert_valid_path, centre, pose
 from ros_harness import ros_client, running, wait_until
 
 from grid_planner.grid.occupancy import OccupancyMap
-from grid_planner.nodes.qos import MAP_QOS
+from grid_planner.nodes.qos import MAP_QOS, MAP_UPDATES_QOS
 
 nav2_msgs = pytest.importorskip("nav2_msgs.msg")
 
@@ -38,7 +38,7 @@ class RawCostmapClient:
         node = client.node
         self.map_pub = node.create_publisher(nav2_msgs.Costmap, TOPIC, MAP_QOS)
         self.update_pub = node.create_publisher(nav2_msgs.CostmapUpdate, f"{TOPIC}_updates",
-                                                MAP_QOS)
+                                                MAP_UPDATES_QOS)
         self.compute = node.create_client(ComputePath, f"{NS}/compute_path")
         proc.wait_for_output("carries nav2_msgs/msg/Costmap: following it")
         wait_until(lambda: self.map_pub.get_subscription_count() > 0
@@ -75,6 +75,27 @@ def raw_costmap(tmp_path_factory):
     log_dir = tmp_path_factory.mktemp("costmap_raw_updates")
     with running("planner_node", args, log_dir) as proc, ros_client("costmap_raw_test") as client:
         yield RawCostmapClient(client, proc)
+
+
+def test_following_the_costmap_type_prints_no_error(raw_costmap) -> None:
+    """The subscription of the old type goes before the new one is made: DDS refuses a topic's
+    second type while the first is still there, and rcutils printed that refusal."""
+    output = raw_costmap.proc.output()
+    assert "carries nav2_msgs/msg/Costmap: following it" in output
+    assert "rcutils" not in output and "error state" not in output, output
+
+
+def test_a_burst_of_updates_is_applied_in_full(raw_costmap) -> None:
+    """Ten patches published back to back, as fast as one publisher can: the node keeps the
+    last ten unread, as Nav2's costmap subscriber does, so none is lost to the next."""
+    raw_costmap.publish_map(FREE)
+    lines = [f"map update 1 x 1 at ({x}, 1) applied" for x in range(3, 23, 2)]
+    before = [raw_costmap.count(line) for line in lines]
+    for x in range(3, 23, 2):
+        raw_costmap.publish_update(x, 1, np.full((1, 1), 254, dtype=np.uint8))
+    wait_until(lambda: all(raw_costmap.count(line) > seen
+                           for line, seen in zip(lines, before, strict=True)),
+               what="all ten patches")
 
 
 def cells_of(path) -> list[tuple[int, int]]:

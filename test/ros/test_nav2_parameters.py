@@ -121,8 +121,8 @@ def test_jazzys_default_block_loads_into_planner_server(tmp_path: Path) -> None:
         ) == [["GridBased"], 20.0, 1.0, "nav2_navfn_planner::NavfnPlanner", 0.5, False, True]
         output = proc.output()
         assert ("planner GridBased (nav2_navfn_planner::NavfnPlanner): algorithm dijkstra, "
-                "allow_unknown True, goal_tolerance 0.5, use_final_approach_orientation False"
-                ) in output
+                "allow_unknown True, goal_tolerance 0.5, max_nodes 16777216, "
+                "use_final_approach_orientation False") in output
         assert output.count("unknown parameters ignored") == 1
         assert "unknown parameters ignored: expected_planner_frequencyy (" in output
 
@@ -353,6 +353,19 @@ def test_a_plugin_change_applies_whole_at_the_next_configure(unconfigured_planne
     assert (value("connectivity"), value("goal_tolerance"), value("max_planning_time"),
             value("smoothing")) == (4, 0.0, 5.0, "none")
     assert value("max_nodes") == 5000
+
+
+def test_a_navfn_block_has_no_node_budget_below_the_largest_map(unconfigured_planner) -> None:
+    """NavFn's search has no node budget: a NavFn block may expand every cell of the largest
+    map the node takes by default (a 2000 x 2000 costmap's 3.1 million free cells ran out of
+    the flat default of 2,000,000 on reachable goals). Smac 2D keeps the flat default."""
+    node = unconfigured_planner(GridBased__plugin=SMAC_2D)
+    assert reconfigured(node, NAVFN)("max_nodes") == 4096 * 4096
+    assert node.get_parameter("GridBased.max_nodes").value == 4096 * 4096
+    assert node.get_parameter("max_map_cells").value == 4096 * 4096
+    smac = unconfigured_planner(GridBased__plugin=NAVFN)
+    assert reconfigured(smac, SMAC_2D)("max_nodes") == 2_000_000
+    assert smac.get_parameter("max_nodes").value == 2_000_000
 
 
 def test_navfns_keys_leave_a_planner_switched_to_smac(unconfigured_planner) -> None:
