@@ -242,11 +242,19 @@ def goal_result(handle, timeout: float = 60.0, every: float = 10.0):
     return first_answer(handle.get_result_async, waits(), f"no result within {timeout} s")
 
 
+def stat_fields(pid: int) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after the command name (state, ppid, ...); None once the
+    process is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time a process has used so far (0 once it is gone): a sign it is busy."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
+    fields = stat_fields(pid)
+    if fields is None:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 

@@ -89,9 +89,10 @@ def test_a_burst_of_updates_is_applied_in_full(raw_costmap) -> None:
     """Ten patches published back to back, as fast as one publisher can: the node keeps the
     last ten unread, as Nav2's costmap subscriber does, so none is lost to the next."""
     raw_costmap.publish_map(FREE)
-    lines = [f"map update 1 x 1 at ({x}, 1) applied" for x in range(3, 23, 2)]
+    columns = range(3, 23, 2)
+    lines = [f"map update 1 x 1 at ({x}, 1) applied" for x in columns]
     before = [raw_costmap.count(line) for line in lines]
-    for x in range(3, 23, 2):
+    for x in columns:
         raw_costmap.publish_update(x, 1, np.full((1, 1), 254, dtype=np.uint8))
     wait_until(lambda: all(raw_costmap.count(line) > seen
                            for line, seen in zip(lines, before, strict=True)),

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from ros_domains import SCENARIO_DOMAINS, claim_domain
+from ros_harness import stat_fields
 from shared_data import PROJECT_ROOT, SERVICE_PROFILE
 from signal_matrix import long_lease_profile
 
@@ -34,13 +35,10 @@ LIMIT_S = 150.0 * max(REPS, 1) + 300.0
 def _children(pid: int) -> list[int]:
     """The processes whose parent is `pid`."""
     found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # gone meanwhile
-        if int(fields[1]) == pid:
-            found.append(int(stat.parent.name))
+    for folder in Path("/proc").glob("[0-9]*"):
+        fields = stat_fields(int(folder.name))
+        if fields is not None and int(fields[1]) == pid:
+            found.append(int(folder.name))
     return found
 
 
