@@ -176,9 +176,12 @@ def _as_flat_type(node: Node, value: object, flat: str) -> object:
 
 def _refuse_bad_value(node: Node, name: str, entry: BlockKey, rule: Rule | None,
                       value: object) -> None:
-    """Raise ValueError naming `name` when `value` breaks the flat parameter's rule or type."""
-    reason = rule(entry.convert(value)) if rule is not None else None
-    if reason is None:
+    """Raise ValueError naming `name` when `value` breaks the flat parameter's rule or type
+    (a key's own type first: its conversion may hide it, or judge what it cannot convert)."""
+    reason = _type_mismatch(node, entry, value) if entry.kind is not None else None
+    if reason is None and rule is not None:
+        reason = rule(entry.convert(value))
+    if reason is None and entry.kind is None:
         reason = _type_mismatch(node, entry, value)
     if reason is not None:
         raise ValueError(f"parameter {name}={value!r} {reason}")

@@ -12,6 +12,15 @@ from rclpy.parameter import Parameter
 OUR_PLUGIN = "grid_planner::GridPlanner"
 # The largest map planner_node takes by default (its max_map_cells).
 DEFAULT_MAX_MAP_CELLS = 4096 * 4096
+# The node budget of a Smac `max_iterations` of 0 or less, which Smac reads as no limit (its
+# own stand-in is the largest int).
+NO_ITERATION_LIMIT = 2**31 - 1
+
+
+def _iteration_budget(value: object) -> object:
+    """A Smac `max_iterations` as the node budget it sets (other types pass on to be refused)."""
+    whole = isinstance(value, int) and not isinstance(value, bool)
+    return NO_ITERATION_LIMIT if whole and value <= 0 else value
 
 
 @dataclass(frozen=True)
@@ -38,6 +47,8 @@ BLOCK_KEYS: dict[str, BlockKey] = {
     "occupied_threshold": BlockKey("occupied_threshold"),
     "robot_radius": BlockKey("robot_radius"),
     "max_nodes": BlockKey("max_nodes"),
+    # Smac's expansion budget (a node is counted when it is expanded, as our max_nodes counts).
+    "max_iterations": BlockKey("max_nodes", _iteration_budget, Parameter.Type.INTEGER),
     # The cost-aware planning keys: they apply where the node declares the flat parameter.
     "cost_model": BlockKey("cost_model"),
     "connectivity": BlockKey("connectivity"),
@@ -54,7 +65,7 @@ BLOCK_KEYS: dict[str, BlockKey] = {
 }
 
 SMAC_SEARCH_KEYS = frozenset({
-    "downsample_costmap", "downsampling_factor", "max_iterations", "max_on_approach_iterations",
+    "downsample_costmap", "downsampling_factor", "max_on_approach_iterations",
     "terminal_checking_interval",
 })
 SMAC_STATE_LATTICE_KEYS = SMAC_SEARCH_KEYS | {
@@ -85,7 +96,7 @@ SMAC_2D = PluginType(
      "use_final_approach_orientation": False, "connectivity": 8, "cost_travel_multiplier": 1.0,
      "smoothing": "gradient", "smoother.tolerance": 1e-10, "smoother.max_iterations": 1000,
      "smoother.w_data": 0.2, "smoother.w_smooth": 0.3, "smoother.do_refinement": True,
-     "smoother.refinement_num": 2},
+     "smoother.refinement_num": 2, "max_iterations": 1_000_000},
     SMAC_SEARCH_KEYS,
 )
 # Jazzy's plugin names; the slash spellings are Humble's and Iron's names of the same plugins.

@@ -257,9 +257,10 @@ def test_a_smac_2d_block_gets_smacs_defaults_and_its_keys_quietly(smac_server) -
     ) == ["nav2_smac_planner::SmacPlanner2D", 0.125, True, 2.0, False, "bfs"]
     assert "unknown parameters ignored" not in proc.output()
     names = parameters.names()
-    # Smac's search keys are accepted with no effect; the cost-aware keys apply once the node
-    # has their flat parameters.
+    # Smac's other search keys are accepted with no effect; the cost-aware keys apply once the
+    # node has their flat parameters.
     assert "GridBased.downsample_costmap" not in names
+    assert parameters.get("GridBased.max_iterations") == [1_000_000]
     for key, value in (("smoother.w_smooth", 0.3), ("smoother.max_iterations", 1000),
                        ("smoother.do_refinement", True), ("smoother.refinement_num", 2),
                        ("cost_travel_multiplier", 1.0)):
@@ -267,6 +268,26 @@ def test_a_smac_2d_block_gets_smacs_defaults_and_its_keys_quietly(smac_server) -
             assert parameters.get(f"GridBased.{key}") == [value]
         else:
             assert f"GridBased.{key}" not in names
+
+
+def test_a_smac_blocks_max_iterations_bounds_its_goals_at_runtime(smac_server) -> None:
+    parameters, to_pose, _proc = smac_server
+
+    def plan() -> object:
+        return to_pose.call(goal=centre(QUARTER, (9, 0)), start=centre(QUARTER, (0, 7)),
+                            use_start=True, planner_id="GridBased")
+
+    try:
+        assert parameters.set("GridBased.max_iterations", 5) == (True, "")
+        outcome = plan()
+        assert outcome.result.error_code == 208
+        assert "exhausted its budget of 5 expanded nodes" in outcome.result.error_msg
+        assert parameters.set("GridBased.max_iterations", -1) == (True, "")
+        assert plan().status == GoalStatus.STATUS_SUCCEEDED
+        assert parameters.set("GridBased.max_iterations", 2.5)[0] is False
+    finally:
+        assert parameters.set("GridBased.max_iterations", 1_000_000) == (True, "")
+    assert plan().status == GoalStatus.STATUS_SUCCEEDED
 
 
 @pytest.mark.parametrize(
@@ -279,6 +300,8 @@ def test_a_smac_2d_block_gets_smacs_defaults_and_its_keys_quietly(smac_server) -
       "smoother.do_refinement=1 must be true or false, as smoother.do_refinement is"),
      # A string converts to an algorithm name: only the key's own type catches it.
      ("use_astar", '"false"', "use_astar='false' must be true or false"),
+     ("max_iterations", "2.5", "max_iterations=2.5 must be an integer"),
+     ("max_iterations", '"-1"', "max_iterations='-1' must be an integer"),
      ("tolerance", "-1.0", "tolerance=-1.0 must be a finite number >= 0.0")],
 )
 def test_a_bad_block_value_fails_configure_with_the_reason(
@@ -358,14 +381,36 @@ def test_a_plugin_change_applies_whole_at_the_next_configure(unconfigured_planne
 def test_a_navfn_block_has_no_node_budget_below_the_largest_map(unconfigured_planner) -> None:
     """NavFn's search has no node budget: a NavFn block may expand every cell of the largest
     map the node takes by default (a 2000 x 2000 costmap's 3.1 million free cells ran out of
-    the flat default of 2,000,000 on reachable goals). Smac 2D keeps the flat default."""
+    the flat default of 2,000,000 on reachable goals). Smac 2D's budget is its own
+    max_iterations, 1,000,000 by default."""
     node = unconfigured_planner(GridBased__plugin=SMAC_2D)
     assert reconfigured(node, NAVFN)("max_nodes") == 4096 * 4096
     assert node.get_parameter("GridBased.max_nodes").value == 4096 * 4096
+    assert not node.has_parameter("GridBased.max_iterations")
     assert node.get_parameter("max_map_cells").value == 4096 * 4096
     smac = unconfigured_planner(GridBased__plugin=NAVFN)
-    assert reconfigured(smac, SMAC_2D)("max_nodes") == 2_000_000
+    assert reconfigured(smac, SMAC_2D)("max_nodes") == 1_000_000
+    assert smac.get_parameter("GridBased.max_iterations").value == 1_000_000
+    assert not smac.has_parameter("GridBased.max_nodes")
     assert smac.get_parameter("max_nodes").value == 2_000_000
+
+
+@pytest.mark.parametrize(("block", "budget"), [
+    ({"GridBased__max_iterations": 0}, 2**31 - 1),  # Smac: 0 or less is no limit
+    ({"GridBased__max_iterations": -1}, 2**31 - 1),
+    ({"GridBased__max_iterations": 5000}, 5000),
+    # Our own key beats Smac's, whichever the file gives.
+    ({"GridBased__max_iterations": 5000, "GridBased__max_nodes": 7000}, 7000),
+    ({"GridBased__max_nodes": 7000}, 7000),
+])
+def test_a_smac_blocks_max_iterations_is_its_node_budget(
+    unconfigured_planner, block: dict[str, int], budget: int
+) -> None:
+    from grid_planner.nodes.lifecycle import SUCCESS
+
+    node = unconfigured_planner(GridBased__plugin=SMAC_2D, **block)
+    assert node.trigger_configure() == SUCCESS
+    assert node.parameter_lookup("GridBased")("max_nodes") == budget
 
 
 def test_navfns_keys_leave_a_planner_switched_to_smac(unconfigured_planner) -> None:
