@@ -276,7 +276,7 @@ def plan_world(
             cell = f"cell ({cx}, {cy}) of " if max(abs(cx), abs(cy)) < HUGE else ""
             raise error(
                 f"{role} ({decimal(wx)}, {decimal(wy)}) m lies outside the map ({cell}a "
-                f"{grid.width} x {grid.height} map at {grid.resolution} m with origin "
+                f"{grid.width} x {grid.height} map at {grid.resolution:.7g} m with origin "
                 f"({decimal(grid.map.origin_x)}, {decimal(grid.map.origin_y)}))"
             )
         cells.append((cx, cy))

@@ -47,21 +47,6 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def check_namespace(namespace: str) -> str | None:
-    """Why `namespace` (relative or absolute, "" for none) names no ROS namespace, or None;
-    the nodes' constructors raised two chained tracebacks for it."""
-    from rclpy.exceptions import InvalidNamespaceException
-    from rclpy.validate_namespace import validate_namespace
-
-    if not namespace:
-        return None
-    try:
-        validate_namespace(namespace if namespace.startswith("/") else f"/{namespace}")
-    except InvalidNamespaceException as error:
-        return str(error).splitlines()[0].removeprefix("Invalid namespace: ").rstrip(":")
-    return None
-
-
 def node_factories(options: argparse.Namespace) -> list[Callable[[], Node]]:
     """Constructors for the nodes bringup runs, with the flags applied."""
     from grid_planner.nodes.map_publisher import MapPublisher
@@ -99,7 +84,7 @@ def ros_arguments(options: argparse.Namespace, extra: Sequence[str]) -> list[str
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `bringup` console script."""
-    from grid_planner.nodes.runtime import spin_nodes
+    from grid_planner.nodes.runtime import check_namespace, spin_nodes
 
     argv = list(sys.argv[1:] if argv is None else argv)
     extra: list[str] = []

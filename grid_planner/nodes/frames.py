@@ -53,11 +53,14 @@ class FrameResolver:
     """Expresses poses in `global_frame`; with a TF buffer it also finds the robot's pose.
 
     Without a buffer, a pose in `global_frame` (or with an empty frame, read as
-    `global_frame`) passes and any other frame is a FrameError: nothing to transform it with.
+    `global_frame`) passes and any other frame is a FrameError: nothing to transform it with
+    (`no_tf` says why there is no buffer).
     """
 
-    def __init__(self, buffer: object | None = None) -> None:
+    def __init__(self, buffer: object | None = None,
+                 no_tf: str = "this install has no tf2_ros") -> None:
         self.buffer = buffer
+        self.no_tf = no_tf
 
     def _lookup(self, target: str, source: str, timeout: float):
         try:
@@ -69,15 +72,22 @@ class FrameResolver:
 
     def to_global(self, pose: PoseStamped, global_frame: str, timeout: float) -> Pose2D:
         """`pose` in `global_frame`; FrameError when it is elsewhere and cannot be transformed."""
+        refusal = self.never_global(pose, global_frame)
+        if refusal is not None:
+            raise FrameError(refusal)
         frame = pose.header.frame_id.lstrip("/")
         if frame in ("", global_frame):
             return pose_to_2d(pose)
-        if self.buffer is None:
-            raise FrameError(
-                f"pose is in frame '{frame}', not the global frame '{global_frame}', and this "
-                "install has no tf2_ros to transform it"
-            )
         return _compose(self._lookup(global_frame, frame, timeout), pose_to_2d(pose))
+
+    def never_global(self, pose: PoseStamped, global_frame: str) -> str | None:
+        """Why `pose` can never be expressed in `global_frame` here (another frame and no TF
+        buffer), or None when it is in that frame or TF may transform it."""
+        frame = pose.header.frame_id.lstrip("/")
+        if self.buffer is not None or frame in ("", global_frame):
+            return None
+        return (f"pose is in frame '{frame}', not the global frame '{global_frame}', and "
+                f"{self.no_tf} to transform it")
 
     def robot_pose(self, global_frame: str, base_frame: str, timeout: float) -> Pose2D | None:
         """The robot's pose from TF, or None when there is no TF buffer."""

@@ -43,10 +43,13 @@ class PoseInputs:
     def open(self) -> None:
         """Start the goal worker and, where wanted and installed, the TF listener."""
         buffer = self._given_tf_buffer
-        if buffer is None and self._node.get_parameter("use_tf").value:
+        use_tf = self._node.get_parameter("use_tf").value
+        if buffer is None and use_tf:
             buffer = make_tf_buffer(self._node)
             self._listener = getattr(self._node, "_tf_listener", None)
-        self.frames = FrameResolver(buffer)
+        self.frames = FrameResolver(
+            buffer, "this install has no tf2_ros" if use_tf else "use_tf is false, no TF"
+        )
         self._worker = LatestJobWorker("goal_planner")
         # The start topics the node subscribes (Nav2's launch files turn initialpose off).
         self._start_topics = (("initialpose", "amcl_pose")
@@ -89,15 +92,23 @@ class PoseInputs:
 
     # --- messages -------------------------------------------------------------------------------
 
+    def _refusal(self, pose: PoseStamped) -> str | None:
+        """Why a start or goal pose from a topic is of no use (not finite, or in a frame that
+        can never be expressed in `global_frame`), or None."""
+        fault = pose_fault(pose.pose)
+        if fault is not None:
+            return fault
+        return self.frames.never_global(pose, self._node.get_parameter("global_frame").value)
+
     def on_start(self, msg: PoseWithCovarianceStamped, topic: str) -> None:
         """A start pose from `initialpose` or `amcl_pose`."""
-        fault = pose_fault(msg.pose.pose)
-        if fault is not None:
+        start = PoseStamped(header=msg.header, pose=msg.pose.pose)
+        refusal = self._refusal(start)
+        if refusal is not None:
             self._node.get_logger().warning(
-                f"{topic} refused: {fault}; the previous start stays"
+                f"{topic} refused: {refusal}; the previous start stays"
             )
             return
-        start = PoseStamped(header=msg.header, pose=msg.pose.pose)
         with self._lock:
             self._start = start
             waiting = self._waiting_logged is not None
@@ -106,9 +117,11 @@ class PoseInputs:
 
     def on_goal(self, msg: PoseStamped) -> None:
         """A goal from `goal_pose` (RViz "2D Goal Pose")."""
-        fault = pose_fault(msg.pose)
-        if fault is not None:
-            self._node.get_logger().warning(f"goal_pose refused: {fault}; the previous goal stays")
+        refusal = self._refusal(msg)
+        if refusal is not None:
+            self._node.get_logger().warning(
+                f"goal_pose refused: {refusal}; the previous goal stays"
+            )
             return
         with self._lock:
             self._goal = msg

@@ -62,6 +62,9 @@ class SolveAction:
         self._node = node
         self._lock = threading.Lock()
         self._cancels: dict[bytes, threading.Event] = {}
+        # Where the action is: rcl_action expands an action's name in the node's namespace but
+        # applies no remap rule to it, so `-r solve_puzzle:=...` moves the service only.
+        self.name = node.resolve_topic_name("solve_puzzle", only_expand=True)
         # Its services keep every request, like the solve service: with rclpy's default
         # (the last 10) a burst of goals lost the older ones unanswered instead of queueing
         # them or answering BUSY.

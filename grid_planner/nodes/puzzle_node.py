@@ -171,7 +171,7 @@ class PuzzleNode(ManagedNode):
             SolvePuzzle, "solve_puzzle", self._on_solve, qos_profile=SERVICE_QOS,
             callback_group=ReentrantCallbackGroup(),
         ))
-        serve_solve_action(self)
+        self._action = serve_solve_action(self)
         add_listener(self._on_build)
         self._tables_stop = threading.Event()
         prepared = threading.Event()
@@ -191,8 +191,11 @@ class PuzzleNode(ManagedNode):
     def announce(self) -> None:
         """The ready line."""
         limit, queued = self._param("max_concurrent_solves"), self._param("max_queued_solves")
+        service, action = self._service.service_name, self._action.name
+        serving = (f"'{service}' (service and action)" if service == action else
+                   f"'{service}' (service) and '{action}' (action: remap rules do not move it)")
         self.get_logger().info(
-            f"ready: serving '{self._service.service_name}' (service and action) "
+            f"ready: serving {serving} "
             f"(default {self._param('default_algorithm')} / {self._param('default_heuristic')}, "
             f"{limit} running + {queued} waiting solves a lane, IDA* kernel warm-up "
             f"{self._warm_seconds * 1000:.0f} ms{self._still}); "

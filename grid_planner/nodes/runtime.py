@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import faulthandler
 import importlib
+import itertools
 import os
 import select
 import signal
@@ -35,6 +36,7 @@ import socket
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -181,6 +183,45 @@ def install_shutdown() -> Shutdown:
     return _shutdown
 
 
+def check_namespace(namespace: str) -> str | None:
+    """Why `namespace` (relative or absolute, "" for none) names no ROS namespace, or None:
+    rcl's own refusal can name another fault ("node name must not start with a number" for a
+    trailing '/')."""
+    from rclpy.exceptions import InvalidNamespaceException
+    from rclpy.validate_namespace import validate_namespace
+
+    if not namespace:
+        return None
+    try:
+        validate_namespace(namespace if namespace.startswith("/") else f"/{namespace}")
+    except InvalidNamespaceException as error:
+        return str(error).splitlines()[0].removeprefix("Invalid namespace: ").rstrip(":")
+    return None
+
+
+def namespace_remaps(argv: Sequence[str]) -> list[str]:
+    """The namespaces that `argv`'s remap rules (`-r [node:]__ns:=X`) give."""
+    found = []
+    for flag, rule in itertools.pairwise(argv):
+        name, given, namespace = rule.partition(":=")
+        if flag in ("-r", "--remap") and given and name.rpartition(":")[2] == "__ns":
+            found.append(namespace)
+    return found
+
+
+def _creation_refusal(error: Exception, argv: Sequence[str]) -> str:
+    """The line printed for a node that could not be created: an invalid `__ns` remap's own
+    problem where rcl refused the node, else the error."""
+    from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
+
+    if isinstance(error, _rclpy.RCLError):
+        for namespace in namespace_remaps(argv):
+            problem = check_namespace(namespace)
+            if problem is not None:
+                return f"namespace {namespace!r} (-r __ns:=...): {problem}"
+    return str(error)
+
+
 def spin_nodes(
     node_factories: Sequence[Callable[[], Node]],
     num_threads: int = 0,
@@ -202,6 +243,7 @@ def spin_nodes(
         return 0
     import rclpy
     from rclpy.exceptions import ParameterException
+    from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
     from rclpy.signals import SignalHandlerOptions
 
     from grid_planner.nodes.param_files import remember_arguments
@@ -220,13 +262,16 @@ def spin_nodes(
             if shutdown.requested:
                 return 0
             try:
-                node = factory()
+                with warnings.catch_warnings():
+                    # rclpy's aside when rcl refused the node it was making.
+                    warnings.filterwarnings("ignore", "Failed to fini rosout publisher")
+                    node = factory()
             except Exception as error:
                 if not rclpy.ok():
                     return 0  # the context was shut down under the node being created
-                if not isinstance(error, (ValueError, ParameterException)):
+                if not isinstance(error, (ValueError, ParameterException, _rclpy.RCLError)):
                     raise
-                print(f"{program}: {error}", file=sys.stderr)
+                print(f"{program}: {_creation_refusal(error, argv)}", file=sys.stderr)
                 return 1
             nodes.append(node)
             if isinstance(node, Stoppable):

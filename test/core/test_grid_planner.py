@@ -161,6 +161,11 @@ def test_world_points_outside_the_map_name_their_coordinates():
         "goal (1e+300, 0.000) m lies outside the map (a 4 x 4 map at 0.5 m with origin "
         "(-1.000, -1.000))"
     )
+    # A map from ROS carries its resolution as a float32: 0.1 arrives as 0.10000000149.
+    coarse = PlanningGrid(OccupancyMap.from_rows(
+        np.zeros((4, 4)), resolution=float(np.float32(0.1))))
+    with pytest.raises(GoalOutsideMap, match=r"a 4 x 4 map at 0\.1 m with origin"):
+        plan_world(coarse, (0.0, 0.0), (1.0, 0.0))
 
 
 def test_lethal_start_raises_start_occupied_naming_cell_and_world_point():

@@ -71,6 +71,12 @@ def test_without_tf_only_the_global_frame_is_accepted() -> None:
     assert resolver.to_global(stamped(1.0, 2.0, 0.5, ""), "map", 0.3).x == 1.0
     with pytest.raises(FrameError, match="no tf2_ros"):
         resolver.to_global(stamped(1.0, 2.0, 0.5, "odom"), "map", 0.3)
+    assert resolver.never_global(stamped(1.0, 2.0, 0.5, "/map"), "map") is None
+    assert FrameResolver(None, "use_tf is false, no TF").never_global(
+        stamped(1.0, 2.0, 0.5, "odom"), "map"
+    ) == ("pose is in frame 'odom', not the global frame 'map', and use_tf is false, no TF to "
+          "transform it")
+    assert FrameResolver(StandInBuffer({})).never_global(stamped(0, 0, 0, "odom"), "map") is None
 
 
 def test_planner_node_plans_from_the_tf_start() -> None:

@@ -27,6 +27,7 @@ from ros_harness import cpu_seconds, ros_client, running, wait_until
 
 from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.nodes.conversions import map_to_msg, quaternion_to_yaw
+from grid_planner.nodes.frames import tf2_ros
 from grid_planner.nodes.qos import LATCHED_POSE_QOS, SERVICE_QOS
 
 Codes = ComputePath.Response
@@ -211,8 +212,20 @@ def test_a_map_origin_with_a_zero_quaternion_is_refused_and_the_map_stays(planne
     assert_good_plan_answered(planner)
 
 
+# Bad start and goal poses: (x, frame, the reason the node gives).
+NOT_FINITE = (float("nan"), "map", "pose is not finite or has a zero-length quaternion: position "
+              "(nan, 1.0, 0.0), orientation (0.0, 0.0, 0.0, 1.0)")
+NO_TF = (1.5, "odom", "pose is in frame 'odom', not the global frame 'map', and this install "
+         "has no tf2_ros to transform it")
+BAD_POSES = [NOT_FINITE, pytest.param(*NO_TF, marks=pytest.mark.skipif(
+    tf2_ros is not None, reason="with tf2_ros a pose in another frame is transformed"))]
+
+
+@pytest.mark.parametrize(("x", "frame", "reason"), BAD_POSES)
 @pytest.mark.parametrize("topic", ["initialpose", "amcl_pose"])
-def test_a_non_finite_start_pose_is_refused_and_the_start_stays(planner, topic: str) -> None:
+def test_a_bad_start_pose_is_refused_and_the_start_stays(
+    planner, topic: str, x: float, frame: str, reason: str
+) -> None:
     publisher = planner.client.node.create_publisher(
         PoseWithCovarianceStamped, f"{NS}/{topic}", LATCHED_POSE_QOS
     )
@@ -221,28 +234,30 @@ def test_a_non_finite_start_pose_is_refused_and_the_start_stays(planner, topic: 
     goal = centre(TUTORIAL, (9, 0))
     wait_until(lambda: planner.request(goal).error_code == Codes.NONE, what="the good start")
     bad = PoseWithCovarianceStamped()
-    bad.header.frame_id = "map"
-    bad.pose.pose = pose(float("nan"), 1.0).pose
+    bad.header.frame_id = frame
+    bad.pose.pose = pose(x, 1.0).pose
+    refusals = planner.proc.output().count(f"{topic} refused")
     publisher.publish(bad)
-    wait_for_log(planner, f"{topic} refused")
-    assert (
-        f"{topic} refused: pose is not finite or has a zero-length quaternion: position "
-        "(nan, 1.0, 0.0), orientation (0.0, 0.0, 0.0, 1.0); the previous start stays"
-        in planner.proc.output()
-    )
+    wait_for_log(planner, f"{topic} refused", refusals + 1)
+    assert f"{topic} refused: {reason}; the previous start stays" in planner.proc.output()
     answer = planner.request(goal)
     assert answer.error_code == Codes.NONE, answer.error_msg
     first = answer.path.poses[0].pose.position
     assert (first.x, first.y) == (0.5, 7.5)
 
 
-def test_a_non_finite_goal_pose_is_refused_and_the_goal_stays(planner) -> None:
+@pytest.mark.parametrize(("x", "frame", "reason"), BAD_POSES)
+def test_a_bad_goal_pose_is_refused_and_the_goal_stays(
+    planner, x: float, frame: str, reason: str
+) -> None:
     planner.set_start(0.5, 7.5)
     before = len(planner.plans)
     planner.goal_pub.publish(centre(TUTORIAL, (9, 0)))
     planner.wait_for_plan_between((0.5, 7.5), (9.5, 0.5), before)
-    planner.goal_pub.publish(pose(float("inf"), 0.5))
-    wait_for_log(planner, "goal_pose refused: pose is not finite")
+    refusals = planner.proc.output().count("goal_pose refused")
+    planner.goal_pub.publish(pose(x, 1.0, frame=frame))
+    wait_for_log(planner, "goal_pose refused", refusals + 1)
+    assert f"goal_pose refused: {reason}; the previous goal stays" in planner.proc.output()
     after = len(planner.plans)
     assert planner.set_parameter("replan_on_map_update", "always").successful
     try:
@@ -382,11 +397,11 @@ def test_plan_limits_fail_with_the_limit_named(planner, name, value, code, messa
     assert_good_plan_answered(planner)
 
 
-def refused_start_up(tmp_path, executable: str, setting: str) -> list[str]:
-    """The output lines of `executable` started with `-p setting`, which must exit with 1."""
+def refused_start_up(tmp_path, executable: str, setting: str, flag: str = "-p") -> list[str]:
+    """The output lines of `executable` started with `flag setting`, which must exit with 1."""
     from ros_harness import NodeProcess
 
-    proc = NodeProcess(executable, ["--ros-args", "-p", setting], tmp_path)
+    proc = NodeProcess(executable, ["--ros-args", flag, setting], tmp_path)
     proc.process.wait(60)
     assert proc.stop() == 1
     return proc.output().strip().splitlines()
@@ -430,6 +445,16 @@ def test_a_null_parameter_value_stops_start_up_with_the_reason(
     assert refused_start_up(tmp_path, executable, setting) == [
         f"{executable}: parameter {name} was given no value: YAML reads an empty list or a "
         f"blank value as null, which has no type (the default is {default})"
+    ]
+
+
+@pytest.mark.parametrize("executable", ["planner_node", "puzzle_node", "map_publisher"])
+def test_a_namespace_rcl_refuses_stops_start_up_with_its_own_fault(tmp_path, executable) -> None:
+    # It was a traceback ending in rcl's "invalid node namespace: node name must not start with
+    # a number" for a trailing '/' (which rcl's argument parser lets through).
+    assert refused_start_up(tmp_path, executable, "__ns:=/robot9/", "-r") == [
+        f"{executable}: namespace '/robot9/' (-r __ns:=...): namespace must not end with a "
+        "'/', unless only a '/'"
     ]
 
 

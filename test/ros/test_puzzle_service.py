@@ -12,7 +12,7 @@ from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import GetParameters, SetParameters
 from rclpy.qos import QoSProfile
-from ros_harness import NodeProcess, ros_client, running
+from ros_harness import NodeProcess, ros_client, running, wait_until
 
 from grid_planner.puzzle import replay
 
@@ -234,6 +234,20 @@ def test_puzzle_node_names_a_misspelt_parameter_file_key(tmp_path: Path) -> None
     assert output.count("unknown parameters ignored") == 1
     assert "unknown parameters ignored: default_timout (not keys of this node)" in output
     assert "shared_key" not in output
+
+
+def test_the_ready_line_names_where_the_action_is_when_a_remap_moves_the_service(
+    tmp_path: Path,
+) -> None:
+    # It said "serving '/shared_solve' (service and action)", and no action was there.
+    args = ["--ros-args", "-r", "__ns:=/pz_remap", "-r", "solve_puzzle:=/pz_shared_solve"]
+    with running("puzzle_node", args, tmp_path) as proc, ros_client("pz_remap") as client:
+        assert ("ready: serving '/pz_shared_solve' (service) and '/pz_remap/solve_puzzle' "
+                "(action: remap rules do not move it)") in proc.output()
+        node = client.node
+        wait_until(lambda: "/pz_remap/solve_puzzle/_action/send_goal" in dict(
+            node.get_service_names_and_types()), what="the action's goal service")
+        assert "/pz_shared_solve" in dict(node.get_service_names_and_types())
 
 
 @pytest.mark.alone  # compiles on every core; its warm-up time decides what it checks
