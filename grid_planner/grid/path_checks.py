@@ -5,13 +5,18 @@ A point of a path is invalid where its cell is outside the map or blocked
 (`PlanningGrid.points_blocked`). Checking starts at the point nearest the robot, so the part
 already driven never counts. For replanning, the grid a path was planned on is compared with
 the new one: only points that the change newly blocked count, so a robot standing in the
-inflated band keeps its path.
+inflated band keeps its path; a path that stops short of its goal (the goal tolerance chose
+another cell) is planned again when the change freed a cell nearer the goal.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 import numpy as np
 
+from .grid_plan import GridPlan
 from .planning_grid import PlanningGrid
 
 # A start farther than this many cells (or the robot radius, if larger) from every point of
@@ -45,11 +50,12 @@ def off_path_distance(grid: PlanningGrid) -> float:
 
 def replan_reason(
     before: PlanningGrid | None, after: PlanningGrid, path: np.ndarray | None,
-    start: tuple[float, float] | None,
+    start: tuple[float, float] | None, short_of: ShortOf | None = None,
 ) -> str | None:
     """Why the path (world points, (n, 2)) planned on `before` must be planned again on
-    `after`, or None when it may stay: no path, a new map geometry, a start off the path, or a
-    point ahead of the robot that the change newly blocked."""
+    `after`, or None when it may stay: no path, a new map geometry, a start off the path, a
+    point ahead of the robot that the change newly blocked, or, for a path that stops short of
+    its goal (`short_of`), a cell nearer the goal that the change freed."""
     if path is None or len(path) == 0:
         return "there is no current path"
     if before is None or not before.map.same_cells(after.map):
@@ -63,4 +69,39 @@ def replan_reason(
     newly = after.points_blocked(ahead) & ~before.points_blocked(ahead)
     if newly.any():
         return f"pose {first + int(np.argmax(newly))} of the path is now blocked"
+    if short_of is not None and short_of.nearer_freed(before, after):
+        return "a cell nearer the goal than the path's end is free now"
     return None
+
+
+@dataclass(frozen=True)
+class ShortOf:
+    """A path that ends at `reached`, the free cell the goal tolerance chose nearest the goal
+    cell `goal` (which was blocked or cut off)."""
+
+    goal: tuple[int, int]
+    reached: tuple[int, int]
+
+    @classmethod
+    def of(cls, plan: GridPlan | None) -> ShortOf | None:
+        """Where `plan` stops short of its goal; None when it reaches it (or is None)."""
+        if plan is None or not plan.goal_adjusted:
+            return None
+        return cls(plan.requested_goal_cell, plan.goal_cell)
+
+    def nearer_freed(self, before: PlanningGrid, after: PlanningGrid) -> bool:
+        """Whether a cell nearer the goal than `reached` (Euclidean, as the tolerance window
+        ranks cells) went from blocked to free between two grids of the same cells: a plan
+        might now end nearer, or at the goal (a map that uncovers unknown space, say)."""
+        (gx, gy), (rx, ry) = self.goal, self.reached
+        reach2 = (rx - gx) ** 2 + (ry - gy) ** 2
+        half = math.isqrt(reach2)
+        x0, x1 = max(0, gx - half), min(after.width, gx + half + 1)
+        y0, y1 = max(0, gy - half), min(after.height, gy + half + 1)
+        if x0 >= x1 or y0 >= y1:
+            return False
+        shape = (after.height, after.width)
+        freed = (after.free_mask.reshape(shape)[y0:y1, x0:x1]
+                 & ~before.free_mask.reshape(shape)[y0:y1, x0:x1])
+        ys, xs = np.nonzero(freed)
+        return bool(((xs + x0 - gx) ** 2 + (ys + y0 - gy) ** 2 < reach2).any())

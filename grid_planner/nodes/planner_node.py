@@ -17,24 +17,23 @@ from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
-from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
+from geometry_msgs.msg import PoseStamped
 from grid_planner_interfaces.srv import ComputePath
 from nav_msgs.msg import OccupancyGrid, Path
 from nav_msgs.srv import GetPlan
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from grid_planner.grid import NUMBA_AVAILABLE, warm_up
 from grid_planner.grid.expansion import expansion_shades
+from grid_planner.grid.path_checks import ShortOf
 from grid_planner.grid.planning_grid import PlanningGrid
 from grid_planner.jit.warm_notice import warm_with_notice
 from grid_planner.nodes.concurrency import RequestGate
 from grid_planner.nodes.conversions import (
     map_to_msg,
     planned_path,
-    pose_fault,
     seconds_to_duration,
 )
 from grid_planner.nodes.frames import Pose2D
@@ -65,7 +64,7 @@ from grid_planner.nodes.planning_map import (
     changes_inflation_refusal,
 )
 from grid_planner.nodes.pose_inputs import PoseInputs
-from grid_planner.nodes.qos import COMMAND_QOS, LATCHED_POSE_QOS, MAP_QOS, PLAN_QOS, SERVICE_QOS
+from grid_planner.nodes.qos import COMMAND_QOS, MAP_QOS, PLAN_QOS, SERVICE_QOS
 from grid_planner.nodes.query_planner import QueryPlanner
 from grid_planner.nodes.replanning import GoalReplanner
 from grid_planner.nodes.wire.cdr import ComputePathAnswer, PathArrays
@@ -132,23 +131,10 @@ class PlannerNode(ManagedNode):
                                             self._block_stand_ins,
                                             can_retry=not self.autostarting)
         warn_unknown_keys(self, self._planners, self._warned_keys)
-        self._poses.open()
         state = self._state_group
+        self._poses.open()
+        self._poses.subscribe_starts(state)
         self._intake.open(state)
-        if self._param("subscribe_initialpose"):
-            self.keep(self.create_subscription(
-                PoseWithCovarianceStamped, "initialpose",
-                lambda msg: self._poses.on_start(msg, "initialpose"), COMMAND_QOS,
-                callback_group=state,
-            ))
-        amcl_qos = LATCHED_POSE_QOS if self._param("start_pose_transient_local") else QoSProfile(
-            depth=1, reliability=ReliabilityPolicy.RELIABLE,
-            durability=DurabilityPolicy.VOLATILE,
-        )
-        self.keep(self.create_subscription(
-            PoseWithCovarianceStamped, "amcl_pose",
-            lambda msg: self._poses.on_start(msg, "amcl_pose"), amcl_qos, callback_group=state,
-        ))
         self._plan_pub = self.keep(self.create_lifecycle_publisher(Path, "plan", PLAN_QOS))
         self._expanded_pub = self.keep(
             self.create_lifecycle_publisher(OccupancyGrid, "expanded_cells", MAP_QOS)
@@ -307,7 +293,7 @@ class PlannerNode(ManagedNode):
     def _on_goal(self, msg: PoseStamped) -> None:
         """A new goal_pose goal: the previous goal's path no longer stands for it (a refused
         goal changes nothing: the previous goal and its path stay)."""
-        if pose_fault(msg.pose) is None:
+        if self._poses.refusal(msg) is None:
             self._replanner.path.set(None)
         self._poses.on_goal(msg)
 
@@ -318,7 +304,8 @@ class PlannerNode(ManagedNode):
     def goal_planned(self, answer: PlanAnswer) -> None:
         """The goal_pose goal's found plan, still current: the path the map changes are
         judged against (`replan_on_map_update: when_blocked`), published on `plan`."""
-        self._replanner.path.set(answer.path.positions[:, :2], answer.grid)
+        self._replanner.path.set(answer.path.positions[:, :2], answer.grid,
+                                 ShortOf.of(answer.plan))
         self.publish_plan(answer.path)
 
     # --- services -----------------------------------------------------------------------------

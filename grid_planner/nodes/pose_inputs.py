@@ -12,11 +12,15 @@ import threading
 from typing import TYPE_CHECKING
 
 from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
+from rclpy.event_handler import SubscriptionEventCallbacks
+from rclpy.qos import QoSPolicyKind, QoSProfile
 
 from grid_planner.nodes.conversions import pose_fault
 from grid_planner.nodes.frames import FrameError, FrameResolver, Pose2D, make_tf_buffer
 from grid_planner.nodes.latest_job import Job, LatestJobWorker
+from grid_planner.nodes.map_input import shown_topic
 from grid_planner.nodes.plan_query import Codes, PlanAnswer, PlanQuery, QueryError
+from grid_planner.nodes.qos import COMMAND_QOS, LATCHED_POSE_QOS, VOLATILE_POSE_QOS
 
 if TYPE_CHECKING:
     from grid_planner.nodes.planner_node import PlannerNode
@@ -51,10 +55,40 @@ class PoseInputs:
             buffer, "this install has no tf2_ros" if use_tf else "use_tf is false, no TF"
         )
         self._worker = LatestJobWorker("goal_planner")
-        # The start topics the node subscribes (Nav2's launch files turn initialpose off).
-        self._start_topics = (("initialpose", "amcl_pose")
-                              if self._node.get_parameter("subscribe_initialpose").value
-                              else ("amcl_pose",))
+
+    def subscribe_starts(self, group: object) -> None:
+        """Take start poses from the start topics (callbacks in `group`); Nav2's launch files
+        turn initialpose off. Messages name the topics as remap rules do."""
+        node = self._node
+        topics = ["amcl_pose"]
+        if node.get_parameter("subscribe_initialpose").value:
+            topics.insert(0, "initialpose")
+            self._subscribe_start("initialpose", COMMAND_QOS, group)
+        latched = node.get_parameter("start_pose_transient_local").value
+        self._subscribe_start("amcl_pose", LATCHED_POSE_QOS if latched else VOLATILE_POSE_QOS,
+                              group)
+        self._start_topics = tuple(shown_topic(node, topic) for topic in topics)
+
+    def _subscribe_start(self, topic: str, qos: QoSProfile, group: object) -> None:
+        """Take start poses from `topic`; a publisher whose QoS cannot match is named with the
+        setting that would match a volatile one (slam_toolbox publishes its pose volatile)."""
+        node, shown = self._node, shown_topic(self._node, topic)
+
+        def incompatible(event: object) -> None:
+            policy = QoSPolicyKind(event.last_policy_kind)
+            hint = ("; a volatile publisher (slam_toolbox's pose) needs "
+                    "start_pose_transient_local false"
+                    if policy == QoSPolicyKind.DURABILITY and topic == "amcl_pose" else "")
+            node.get_logger().warning(
+                f"a publisher on '{shown}' offers an incompatible QoS ({policy.name.lower()}): "
+                f"no start poses come from it{hint}"
+            )
+
+        node.keep(node.create_subscription(
+            PoseWithCovarianceStamped, topic, lambda msg: self.on_start(msg, shown), qos,
+            callback_group=group,
+            event_callbacks=SubscriptionEventCallbacks(incompatible_qos=incompatible),
+        ))
 
     def close(self) -> None:
         """Stop the worker and the TF listener; forget the start and the goal."""
@@ -87,12 +121,12 @@ class PoseInputs:
     @property
     def start_source(self) -> str:
         """Where the current start comes from, for the ready line."""
-        topics = "/".join(self._start_topics)
+        topics = " or ".join(self._start_topics)
         return f"TF, else {topics}" if self.frames.buffer is not None else f"{topics} (no TF)"
 
     # --- messages -------------------------------------------------------------------------------
 
-    def _refusal(self, pose: PoseStamped) -> str | None:
+    def refusal(self, pose: PoseStamped) -> str | None:
         """Why a start or goal pose from a topic is of no use (not finite, or in a frame that
         can never be expressed in `global_frame`), or None."""
         fault = pose_fault(pose.pose)
@@ -103,7 +137,7 @@ class PoseInputs:
     def on_start(self, msg: PoseWithCovarianceStamped, topic: str) -> None:
         """A start pose from `initialpose` or `amcl_pose`."""
         start = PoseStamped(header=msg.header, pose=msg.pose.pose)
-        refusal = self._refusal(start)
+        refusal = self.refusal(start)
         if refusal is not None:
             self._node.get_logger().warning(
                 f"{topic} refused: {refusal}; the previous start stays"
@@ -117,7 +151,7 @@ class PoseInputs:
 
     def on_goal(self, msg: PoseStamped) -> None:
         """A goal from `goal_pose` (RViz "2D Goal Pose")."""
-        refusal = self._refusal(msg)
+        refusal = self.refusal(msg)
         if refusal is not None:
             self._node.get_logger().warning(
                 f"goal_pose refused: {refusal}; the previous goal stays"
@@ -153,8 +187,7 @@ class PoseInputs:
             self.plan_active_goal(why, supersede)
             return
         if newly_waiting:
-            waiting = (missing if missing == "map" else
-                       f"start pose ({', '.join(self._start_topics)} or TF)")
+            waiting = missing if missing == "map" else f"start pose ({self.start_source})"
             self._node.get_logger().info(f"goal pending: waiting for a {waiting}")
         if missing is not None:
             return

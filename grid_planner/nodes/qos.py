@@ -35,6 +35,12 @@ LATCHED_POSE_QOS = QoSProfile(
     reliability=ReliabilityPolicy.RELIABLE,
     durability=DurabilityPolicy.TRANSIENT_LOCAL,
 )
+VOLATILE_POSE_QOS = QoSProfile(
+    history=HistoryPolicy.KEEP_LAST,
+    depth=1,
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.VOLATILE,
+)
 
 # Nav2 publishes its plan reliable + volatile, depth 1.
 PLAN_QOS = QoSProfile(

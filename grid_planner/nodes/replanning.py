@@ -4,9 +4,11 @@
 `replan_period` does); `when_blocked` (the default) only when a pose of the current path from
 the one nearest the robot on lies on a cell that the change newly blocked (as is_path_valid
 judges a pose: outside the map or blocked), when the robot's start has moved off the path
-(farther than `off_path_distance` from every pose), when the map's geometry changed, or when
-there is no current path. Comparing the new grid with the one before it, rather than judging
-every pose afresh, lets a robot that stands in the inflated band keep its path.
+(farther than `off_path_distance` from every pose), when the map's geometry changed, when
+there is no current path, or when the path stops short of its goal (`goal_tolerance` chose
+another cell) and the change freed a cell nearer the goal. Comparing the new grid with the
+one before it, rather than judging every pose afresh, lets a robot that stands in the inflated
+band keep its path.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from grid_planner.grid.path_checks import replan_reason
+from grid_planner.grid.path_checks import ShortOf, replan_reason
 from grid_planner.grid.planning_grid import PlanningGrid
 from grid_planner.nodes.plan_query import QueryError
 from grid_planner.nodes.steady_timers import steady_timer
@@ -34,13 +36,15 @@ MAX_REPLAN_PERIOD = 86_400.0
 
 
 class GoalPath:
-    """The latest path planned for the goal_pose goal (world points) and the grid it was
-    planned on, shared between the goal worker and the map callbacks."""
+    """The latest path planned for the goal_pose goal (world points), the grid it was planned
+    on and, when it stops short of the goal, where; shared between the goal worker and the map
+    callbacks."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._points: np.ndarray | None = None
         self._grid: PlanningGrid | None = None
+        self._short_of: ShortOf | None = None
 
     @property
     def points(self) -> np.ndarray | None:
@@ -54,10 +58,18 @@ class GoalPath:
         with self._lock:
             return self._grid
 
-    def set(self, points: np.ndarray | None, grid: PlanningGrid | None = None) -> None:
-        """Remember the path just planned for the goal and its grid (None: forget them)."""
+    @property
+    def short_of(self) -> ShortOf | None:
+        """Where the path ends short of its goal (the goal tolerance chose another cell)."""
         with self._lock:
-            self._points, self._grid = points, grid
+            return self._short_of
+
+    def set(self, points: np.ndarray | None, grid: PlanningGrid | None = None,
+            short_of: ShortOf | None = None) -> None:
+        """Remember the path just planned for the goal, its grid and where it stops short of
+        the goal (None: forget them)."""
+        with self._lock:
+            self._points, self._grid, self._short_of = points, grid, short_of
 
 
 class GoalReplanner:
@@ -96,7 +108,8 @@ class GoalReplanner:
                 start = (robot.x, robot.y)
             except QueryError:
                 start = None
-            reason = replan_reason(self.path.grid, after, self.path.points, start)
+            reason = replan_reason(self.path.grid, after, self.path.points, start,
+                                   self.path.short_of)
             if reason is None:
                 node.get_logger().debug(f"{why}: the current path stays clear, no replan")
                 return

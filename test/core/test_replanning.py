@@ -1,5 +1,6 @@
 """The when_blocked decision: replan only for newly blocked poses ahead, a start off the path,
-a new map geometry or no path; a start inside the inflated band keeps its path."""
+a new map geometry, no path, or a cell freed nearer the goal a path stops short of; a start
+inside the inflated band keeps its path."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import numpy as np
 
 from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.grid.patching import MapPatch, patch_grid
-from grid_planner.grid.path_checks import replan_reason
+from grid_planner.grid.path_checks import ShortOf, replan_reason
+from grid_planner.grid.planner import plan
 from grid_planner.grid.planning_grid import PlanningGrid
 
 ROW = np.array([[x + 0.5, 5.5] for x in range(1, 29)])  # cells (1, 5) .. (28, 5)
@@ -53,3 +55,30 @@ def test_a_start_in_the_inflated_band_keeps_its_path_when_nothing_new_blocks_it(
     assert grid.points_blocked(ROW[:1]).all()
     after = patch_grid(grid, wall(20, 9, 2))
     assert replan_reason(grid, after, ROW, (1.5, 5.5)) is None
+
+
+def test_a_path_short_of_its_goal_replans_when_a_cell_nearer_the_goal_is_freed():
+    # The goal (28, 5) lies in a blocked block (cells x 27..29, y 3..7); goal_tolerance chose
+    # (26, 5), 2 cells from it. It was never replanned when a map uncovered the goal.
+    before = patch_grid(open_grid(), MapPatch(27, 3, 3, 5, np.full(15, 100, dtype=np.int8)))
+    path, short_of = ROW[:26], ShortOf(goal=(28, 5), reached=(26, 5))
+
+    def freeing(x: int, y: int) -> PlanningGrid:
+        return patch_grid(before, MapPatch(x, y, 1, 1, np.zeros(1, dtype=np.int8)))
+
+    nearer = "a cell nearer the goal than the path's end is free now"
+    assert replan_reason(before, freeing(28, 5), path, (1.5, 5.5), short_of) == nearer
+    assert replan_reason(before, freeing(27, 5), path, (1.5, 5.5), short_of) == nearer
+    # (27, 7) is sqrt 5 cells from the goal, farther than the end: no better end there.
+    assert replan_reason(before, freeing(27, 7), path, (1.5, 5.5), short_of) is None
+    assert replan_reason(before, before, path, (1.5, 5.5), short_of) is None
+    # A path that reaches its goal is not replanned for cells freed near it.
+    assert replan_reason(before, freeing(28, 5), path, (1.5, 5.5)) is None
+
+
+def test_short_of_is_read_from_a_plan_that_the_tolerance_moved():
+    before = patch_grid(open_grid(), MapPatch(27, 3, 3, 5, np.full(15, 100, dtype=np.int8)))
+    moved = plan(before, (1, 5), (28, 5), "astar", tolerance_cells=3)
+    assert ShortOf.of(moved) == ShortOf(goal=(28, 5), reached=(26, 5))
+    assert ShortOf.of(plan(before, (1, 5), (20, 5), "astar")) is None
+    assert ShortOf.of(None) is None

@@ -99,6 +99,29 @@ def test_a_full_map_sent_again_keeps_the_grid_and_a_changed_one_is_prepared_in_i
     assert len(second.poses) == 27 + 2 * 4 + 1
 
 
+def test_a_path_short_of_its_goal_is_replanned_when_a_map_uncovers_the_goal(live) -> None:
+    # SLAM uncovering unknown space keeps the map's size: the path that goal_tolerance cut
+    # short at (25, 5) stayed, 3 cells short of a goal that had become free.
+    unexplored = OPEN.grid2d().copy()
+    unexplored[:, 26:] = -1
+    live.publish_map(OccupancyMap.from_rows(unexplored, resolution=1.0, top_row_first=False))
+    live.set_start(*OPEN.cell_to_world(*START))
+    assert live.set_parameter("goal_tolerance", 3.0).successful
+    try:
+        before = len(live.plans)
+        live.goal_pub.publish(centre(OPEN, GOAL))
+        live.wait_for_plan_between(OPEN.cell_to_world(*START), OPEN.cell_to_world(25, 5),
+                                   before)
+        before = len(live.plans)
+        live.publish_map(OPEN)
+        whole = live.wait_for_plan_between(OPEN.cell_to_world(*START),
+                                           OPEN.cell_to_world(*GOAL), before)
+        assert len(whole.poses) == GOAL[0] - START[0] + 1
+        assert "a cell nearer the goal than the path's end is free now" in live.proc.output()
+    finally:
+        assert live.set_parameter("goal_tolerance", 0.0).successful
+
+
 def test_a_bad_replan_policy_is_refused_with_the_choices(live) -> None:
     result = live.set_parameter("replan_on_map_update", "sometimes")
     assert not result.successful

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from geometry_msgs.msg import PoseWithCovarianceStamped
 from grid_planner_interfaces.srv import ComputePath
 from nav_msgs.srv import GetPlan
 from planner_harness import (
@@ -30,6 +31,8 @@ from grid_planner.grid.errors import PlannerError
 from grid_planner.grid.map_io import load_map
 from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.nodes.conversions import map_to_msg, quaternion_to_yaw
+from grid_planner.nodes.frames import tf2_ros
+from grid_planner.nodes.qos import VOLATILE_POSE_QOS
 
 Codes = ComputePath.Response
 
@@ -70,6 +73,29 @@ def test_no_map_then_no_start_codes(tmp_path: Path) -> None:
                 "no start pose yet: publish initialpose or amcl_pose, or set use_start in the "
                 "request",
             )
+
+
+def test_a_remapped_start_topic_is_named_as_remapped(tmp_path: Path) -> None:
+    # slam_toolbox's volatile `pose` as the start: every message said amcl_pose, and nothing
+    # said why no start came through the latched subscription.
+    args = ["--ros-args", "-r", "__ns:=/slam", "-r", "amcl_pose:=pose", "-p", "use_tf:=false"]
+    with running("planner_node", args, tmp_path) as proc, ros_client("slam_pose") as client:
+        assert "start from initialpose or /slam/pose (no TF)" in proc.output()
+        harness = PlannerHarness(client, proc, "/slam")
+        harness.publish_map(TUTORIAL)
+        answer = harness.request(pose(1.5, 1.5))
+        assert (answer.error_code, answer.error_msg) == (
+            Codes.NO_START, "no start pose yet: publish initialpose or /slam/pose, or set "
+            "use_start in the request",
+        )
+        volatile = client.node.create_publisher(PoseWithCovarianceStamped, "/slam/pose",
+                                                VOLATILE_POSE_QOS)
+        proc.wait_for_output(
+            "a publisher on '/slam/pose' offers an incompatible QoS (durability): no start "
+            "poses come from it; a volatile publisher (slam_toolbox's pose) needs "
+            "start_pose_transient_local false"
+        )
+        client.node.destroy_publisher(volatile)
 
 
 def test_rviz_goal_gives_an_optimal_path_on_the_turtlebot3_map(planner) -> None:
@@ -328,7 +354,12 @@ def test_new_map_replans_the_active_goal(planner) -> None:
     assert [p.pose.position.x for p in second.poses] != [p.pose.position.x for p in first.poses]
 
 
-def test_a_refused_goal_keeps_the_previous_goal_and_its_path(planner) -> None:
+@pytest.mark.parametrize("frame", [
+    "map",  # with a NaN x
+    # Refused only when nothing can transform it; its path was dropped all the same.
+    pytest.param("odom", marks=pytest.mark.skipif(tf2_ros is not None, reason="tf2_ros")),
+])
+def test_a_refused_goal_keeps_the_previous_goal_and_its_path(planner, frame: str) -> None:
     planner.publish_map(TUTORIAL)
     planner.set_start(0.5, 7.5)
     before = len(planner.plans)
@@ -337,7 +368,7 @@ def test_a_refused_goal_keeps_the_previous_goal_and_its_path(planner) -> None:
     planner.goal_pub.publish(pose(8.5, 0.5))
     planner.wait_for_plan_between((0.5, 7.5), (8.5, 0.5), before)
     refused = planner.proc.output().count("goal_pose refused")
-    planner.goal_pub.publish(pose(float("nan"), 0.5))
+    planner.goal_pub.publish(pose(float("nan") if frame == "map" else 1.5, 0.5, frame=frame))
     wait_until(lambda: planner.proc.output().count("goal_pose refused") > refused)
     # Counted once the refusal is read: every line the node wrote before it is read too.
     planned = planner.proc.output().count("plan: astar")
