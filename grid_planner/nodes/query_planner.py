@@ -127,9 +127,12 @@ class QueryPlanner:
                 f"than max_path_poses {most_poses}; it is not sent",
                 nodes_expanded=found.nodes_expanded,
             )
-        final_yaw = None if value("use_final_approach_orientation") else goal.yaw
+        final_approach = value("use_final_approach_orientation")
+        final_yaw = None if final_approach else goal.yaw
         if found.length == 0:
-            final_yaw = goal.yaw
+            # One pose, no step to face along: as Nav2's planners, the start's yaw under
+            # use_final_approach_orientation (the robot need not turn on the spot), else the goal's.
+            final_yaw = start.yaw if final_approach else goal.yaw
         stamp = node.get_clock().now().to_msg()
         path = planned_path(found.poses, global_frame, stamp, final_yaw)
         if found.expanded is not None:

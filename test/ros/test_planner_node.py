@@ -227,13 +227,22 @@ def test_timeout_is_reported(planner) -> None:
     assert "deadline" in answer.error_msg
 
 
-def test_start_equal_to_goal_gives_one_pose_with_the_goal_yaw(planner) -> None:
+@pytest.mark.parametrize(("final_approach", "yaw"), [(False, 2.0), (True, -1.0)])
+def test_start_equal_to_goal_gives_one_pose_with_the_goal_yaw(
+    planner, final_approach: bool, yaw: float
+) -> None:
+    # With use_final_approach_orientation the one pose keeps the start's yaw, as Nav2's NavFn
+    # and Smac 2D give it (it took the goal's, and a controller turned the robot on the spot).
     planner.publish_map(TUTORIAL)
     goal = pose(0.5, 7.5, yaw=2.0)
-    answer = planner.request(goal, start=pose(0.2, 7.9))
+    assert planner.set_parameter("use_final_approach_orientation", final_approach).successful
+    try:
+        answer = planner.request(goal, start=pose(0.2, 7.9, yaw=-1.0))
+    finally:
+        assert planner.set_parameter("use_final_approach_orientation", False).successful
     assert answer.error_code == Codes.NONE
     assert len(answer.path.poses) == 1 and answer.path_length == 0.0
-    assert math.isclose(quaternion_to_yaw(answer.path.poses[0].pose.orientation), 2.0, abs_tol=1e-6)
+    assert math.isclose(quaternion_to_yaw(answer.path.poses[0].pose.orientation), yaw, abs_tol=1e-6)
 
 
 def test_final_approach_orientation_faces_along_the_last_step(planner) -> None:
