@@ -31,15 +31,14 @@ def nearest_index(points: np.ndarray, robot: tuple[float, float]) -> int:
     return int(np.argmin(distances))
 
 
-def invalid_indices(grid: PlanningGrid, points: list[tuple[float, float] | None],
-                    first: int) -> list[int]:
-    """Indices from `first` on whose point is missing (untransformable), outside the map or
-    on a blocked cell."""
+def invalid_indices(grid: PlanningGrid, points: np.ndarray, first: int) -> list[int]:
+    """Indices from `first` on whose point (a row of `points`, (n, 2)) is missing (NaN: not
+    finite, or not to be placed in the map's frame), outside the map or on a blocked cell."""
     rest = points[first:]
-    known = [i for i, point in enumerate(rest) if point is not None]
+    known = np.isfinite(rest).all(axis=1)
     invalid = np.ones(len(rest), dtype=bool)
-    if known:
-        invalid[known] = grid.points_blocked(np.array([rest[i] for i in known]))
+    if known.any():
+        invalid[known] = grid.points_blocked(rest[known])
     return (first + np.flatnonzero(invalid)).tolist()
 
 

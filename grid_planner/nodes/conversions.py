@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import array
 import math
+from collections.abc import Sequence
 
 import numpy as np
 from builtin_interfaces.msg import Duration, Time
@@ -47,12 +48,30 @@ def header_frame(msg: object) -> str:
     return msg.header.frame_id.lstrip("/")
 
 
+def pose_rows(poses: Sequence[Pose]) -> np.ndarray:
+    """Each pose's position and orientation as a row (x, y, z, qx, qy, qz, qw), (n, 7)."""
+    return np.array(
+        [(p.position.x, p.position.y, p.position.z, p.orientation.x, p.orientation.y,
+          p.orientation.z, p.orientation.w) for p in poses], dtype=np.float64,
+    ).reshape(-1, 7)
+
+
+def faulty_rows(rows: np.ndarray) -> np.ndarray:
+    """For each row of `pose_rows`: whether the pose has a non-finite value or a zero-length
+    quaternion (its length taken without overflow)."""
+    finite = np.isfinite(rows).all(axis=1)
+    quaternions = np.where(finite[:, None], rows[:, 3:], 0.0)
+    largest = np.abs(quaternions).max(axis=1)
+    scaled = quaternions / np.where(largest > 0.0, largest, 1.0)[:, None]
+    length = largest * np.sqrt((scaled * scaled).sum(axis=1))
+    return ~finite | ~(length > 1e-9)
+
+
 def pose_fault(pose: Pose) -> str | None:
     """What is wrong with `pose` (a non-finite value or a zero-length quaternion), or None."""
-    p, q = pose.position, pose.orientation
-    values = (p.x, p.y, p.z, q.x, q.y, q.z, q.w)
-    if all(math.isfinite(v) for v in values) and quaternion_norm(q) > 1e-9:
+    if not faulty_rows(pose_rows([pose]))[0]:
         return None
+    p, q = pose.position, pose.orientation
     return (
         f"pose is not finite or has a zero-length quaternion: position ({p.x}, {p.y}, {p.z}), "
         f"orientation ({q.x}, {q.y}, {q.z}, {q.w})"

@@ -156,7 +156,11 @@ class NodeExecutor(Executor):
                     self._last_ended[id(entity)] = time.monotonic()
                 self._changed.notify_all()
         error = handler.exception() if handler.done() else None
-        if error is not None:
+        if isinstance(error, InvalidHandle):
+            # A cleanup that waited its time for this callback destroyed its entity meanwhile.
+            self._logger.warning("a callback ended after a cleanup destroyed its service or "
+                                 "subscription: its answer is lost")
+        elif error is not None:
             self._logger.error(f"a callback failed: {error!r}")
 
     def _forget(self, running: concurrent.futures.Future) -> None:

@@ -182,3 +182,45 @@ def test_linger_waits_after_the_last_answer_of_what_is_about_to_go(monkeypatch):
     assert nothing_answered == []
     assert len(slept) == 2
     assert all(50.0 < left <= 60.0 for left in slept)
+
+
+def test_an_answer_a_cleanup_cut_off_is_said_as_lost_not_as_a_failure(monkeypatch):
+    """A cleanup destroys a service whose callback outlived its wait; rclpy then fails to send
+    the answer. That was an ERROR with rclpy's InvalidHandle text."""
+    from grid_planner_interfaces.srv import SolvePuzzle
+
+    owns_context = not rclpy.ok()
+    if owns_context:
+        rclpy.init()
+    node = rclpy.create_node("cut_off")
+    entered, release = threading.Event(), threading.Event()
+
+    def slow(_request, answer):
+        entered.set()
+        release.wait(30.0)
+        return answer
+
+    service = node.create_service(SolvePuzzle, "cut_off_probe", slow)
+    said: list[tuple[str, str]] = []
+    try:
+        with spun([node]) as executor:
+            monkeypatch.setattr(executor, "_logger", type("Recorder", (), {
+                "warning": staticmethod(lambda text: said.append(("warning", text))),
+                "error": staticmethod(lambda text: said.append(("error", text))),
+            }))
+            with ros_client("cut_off_client") as client:
+                caller = client.node.create_client(SolvePuzzle, "cut_off_probe")
+                assert caller.wait_for_service(timeout_sec=10.0)
+                caller.call_async(SolvePuzzle.Request())
+                assert entered.wait(10.0)
+                node.destroy_service(service)
+                release.set()
+                deadline = time.monotonic() + 10.0
+                while not said and time.monotonic() < deadline:
+                    time.sleep(0.01)
+    finally:
+        release.set()
+        if owns_context:
+            rclpy.shutdown()
+    assert said == [("warning", "a callback ended after a cleanup destroyed its service or "
+                                "subscription: its answer is lost")]

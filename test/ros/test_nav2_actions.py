@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from action_msgs.msg import GoalStatus
+from geometry_msgs.msg import Quaternion
 from nav2_clients import ActionCaller, require
 from nav_msgs.msg import Path as PathMsg
 from planner_harness import (
@@ -278,6 +279,26 @@ def test_is_path_valid_checks_from_the_pose_nearest_the_robot(nav2) -> None:
     request = nav2.is_valid_type.Request(path=path)
     wait_until(lambda: nav2.client.call(nav2.is_valid, request).is_valid,
                what="the check to start at the pose nearest the robot")
+
+
+def test_is_path_valid_marks_unusable_poses_and_refuses_paths_longer_than_any_sent(
+    nav2,
+) -> None:
+    path, request = a_valid_path(nav2)
+    path.poses[3].pose.position.x = float("nan")
+    path.poses[4].pose.orientation = Quaternion(x=0.0, y=0.0, z=0.0, w=0.0)
+    answer = nav2.client.call(nav2.is_valid, request)
+    assert not answer.is_valid and list(answer.invalid_pose_indices) == [3, 4]
+    # A path no plan of the node could be: its check held up every later one (1,000,000
+    # poses took 30 s of Python, one pose at a time), and nothing was said.
+    assert nav2.set_parameter("max_path_poses", len(path.poses) - 1).successful
+    try:
+        answer = nav2.client.call(nav2.is_valid, request)
+        assert not answer.is_valid and list(answer.invalid_pose_indices) == []
+        nav2.proc.wait_for_output(f"is_path_valid answers false: the path has {len(path.poses)} "
+                                  f"poses, more than max_path_poses {len(path.poses) - 1}")
+    finally:
+        assert nav2.set_parameter("max_path_poses", 200_000).successful
 
 
 def test_is_path_valid_answers_false_while_the_map_is_in_another_frame(nav2) -> None:
