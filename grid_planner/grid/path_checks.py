@@ -6,12 +6,11 @@ A point of a path is invalid where its cell is outside the map or blocked
 already driven never counts. For replanning, the grid a path was planned on is compared with
 the new one: only points that the change newly blocked count, so a robot standing in the
 inflated band keeps its path; a path that stops short of its goal (the goal tolerance chose
-another cell) is planned again when the change freed a cell nearer the goal.
+another cell) is planned again when a cell nearer the goal has become free and reachable.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,7 +53,7 @@ def replan_reason(
     """Why the path (world points, (n, 2)) planned on `before` must be planned again on
     `after`, or None when it may stay: no path, a new map geometry, a start off the path, a
     point ahead of the robot that the change newly blocked, or, for a path that stops short of
-    its goal (`short_of`), a cell nearer the goal that the change freed."""
+    its goal (`short_of`), a cell nearer the goal that the robot can reach now."""
     if path is None or len(path) == 0:
         return "there is no current path"
     if before is None or not before.map.same_cells(after.map):
@@ -68,8 +67,8 @@ def replan_reason(
     newly = after.points_blocked(ahead) & ~before.points_blocked(ahead)
     if newly.any():
         return f"pose {first + int(np.argmax(newly))} of the path is now blocked"
-    if short_of is not None and short_of.nearer_freed(before, after):
-        return "a cell nearer the goal than the path's end is free now"
+    if short_of is not None and short_of.nearer_reachable(after, path[first]):
+        return "a cell nearer the goal than the path's end is free and reachable now"
     return None
 
 
@@ -88,19 +87,28 @@ class ShortOf:
             return None
         return cls(plan.requested_goal_cell, plan.goal_cell)
 
-    def nearer_freed(self, before: PlanningGrid, after: PlanningGrid) -> bool:
-        """Whether a cell nearer the goal than `reached` (Euclidean, as the tolerance window
-        ranks cells) went from blocked to free between two grids of the same cells: a plan
-        might now end nearer, or at the goal (a map that uncovers unknown space, say)."""
+    def nearer_reachable(self, grid: PlanningGrid, origin: np.ndarray) -> bool:
+        """Whether, on `grid`, a path from the world point `origin` (where the robot is on the
+        path) can reach a free cell nearer the goal than `reached` (Euclidean, as the tolerance
+        window ranks cells): a plan would now end nearer, or at the goal (a map that uncovers
+        unknown space, a door that opens). When the path was planned, no such cell was."""
+        x, y = grid.world_to_cell(float(origin[0]), float(origin[1]))
+        if not grid.contains_cell(x, y):
+            return False
         (gx, gy), (rx, ry) = self.goal, self.reached
         reach2 = (rx - gx) ** 2 + (ry - gy) ** 2
-        half = math.isqrt(reach2)
-        x0, x1 = max(0, gx - half), min(after.width, gx + half + 1)
-        y0, y1 = max(0, gy - half), min(after.height, gy + half + 1)
+        # The tolerance window (|dx|, |dy| <= its half-width) holds `reached`, so it holds this
+        # square: a cell outside it may lie outside the window, where no plan would end.
+        half = max(abs(rx - gx), abs(ry - gy))
+        x0, x1 = max(0, gx - half), min(grid.width, gx + half + 1)
+        y0, y1 = max(0, gy - half), min(grid.height, gy + half + 1)
         if x0 >= x1 or y0 >= y1:
             return False
-        shape = (after.height, after.width)
-        freed = (after.free_mask.reshape(shape)[y0:y1, x0:x1]
-                 & ~before.free_mask.reshape(shape)[y0:y1, x0:x1])
-        ys, xs = np.nonzero(freed)
-        return bool(((xs + x0 - gx) ** 2 + (ys + y0 - gy) ** 2 < reach2).any())
+        reachable = grid.reachable_components(grid.cell_index(x, y))
+        if not reachable:
+            return False
+        labels = grid.component_labels.reshape(grid.height, grid.width)[y0:y1, x0:x1]
+        candidate = np.isin(labels, np.fromiter(reachable, dtype=labels.dtype)) & (labels >= 0)
+        dy = np.arange(y0, y1)[:, None] - gy
+        dx = np.arange(x0, x1)[None, :] - gx
+        return bool((candidate & (dx * dx + dy * dy < reach2)).any())

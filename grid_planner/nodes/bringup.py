@@ -84,7 +84,8 @@ def ros_arguments(options: argparse.Namespace, extra: Sequence[str]) -> list[str
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `bringup` console script."""
-    from grid_planner.nodes.runtime import check_namespace, spin_nodes
+    from grid_planner.nodes.ros_names import check_namespace
+    from grid_planner.nodes.runtime import spin_nodes
 
     argv = list(sys.argv[1:] if argv is None else argv)
     extra: list[str] = []

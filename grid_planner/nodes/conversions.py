@@ -35,11 +35,22 @@ def quaternion_to_yaw(q: Quaternion) -> float:
     return math.atan2(2.0 * (w * z + x * y), w * w + x * x - y * y - z * z)
 
 
+def quaternion_lengths(quaternions: np.ndarray) -> np.ndarray:
+    """The length of each row (x, y, z, w) of `quaternions`, (n, 4), its components first
+    divided by the largest so no square overflows (the length itself may be inf); NaN where a
+    component is not finite. 0 or NaN means no orientation."""
+    finite = np.isfinite(quaternions).all(axis=1)
+    components = np.where(finite[:, None], quaternions, 0.0)
+    largest = np.abs(components).max(axis=1)
+    scaled = components / np.where(largest > 0.0, largest, 1.0)[:, None]
+    with np.errstate(over="ignore"):
+        lengths = largest * np.sqrt((scaled * scaled).sum(axis=1))
+    return np.where(finite, lengths, np.nan)
+
+
 def quaternion_norm(q: Quaternion) -> float:
-    """The length of `q` (without overflow); 0 or NaN (a component not finite) means the pose
-    has no orientation."""
-    components = (q.x, q.y, q.z, q.w)
-    return math.hypot(*components) if all(map(math.isfinite, components)) else math.nan
+    """The length of `q` (see `quaternion_lengths`)."""
+    return float(quaternion_lengths(np.array([[q.x, q.y, q.z, q.w]]))[0])
 
 
 def header_frame(msg: object) -> str:
@@ -58,13 +69,8 @@ def pose_rows(poses: Sequence[Pose]) -> np.ndarray:
 
 def faulty_rows(rows: np.ndarray) -> np.ndarray:
     """For each row of `pose_rows`: whether the pose has a non-finite value or a zero-length
-    quaternion (its length taken without overflow)."""
-    finite = np.isfinite(rows).all(axis=1)
-    quaternions = np.where(finite[:, None], rows[:, 3:], 0.0)
-    largest = np.abs(quaternions).max(axis=1)
-    scaled = quaternions / np.where(largest > 0.0, largest, 1.0)[:, None]
-    length = largest * np.sqrt((scaled * scaled).sum(axis=1))
-    return ~finite | ~(length > 1e-9)
+    quaternion."""
+    return ~np.isfinite(rows).all(axis=1) | ~(quaternion_lengths(rows[:, 3:]) > 1e-9)
 
 
 def pose_fault(pose: Pose) -> str | None:

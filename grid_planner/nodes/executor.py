@@ -156,10 +156,10 @@ class NodeExecutor(Executor):
                     self._last_ended[id(entity)] = time.monotonic()
                 self._changed.notify_all()
         error = handler.exception() if handler.done() else None
-        if isinstance(error, InvalidHandle):
-            # A cleanup that waited its time for this callback destroyed its entity meanwhile.
-            self._logger.warning("a callback ended after a cleanup destroyed its service or "
-                                 "subscription: its answer is lost")
+        if isinstance(error, InvalidHandle) and isinstance(entity, ANSWERING):
+            # A cleanup that waited its time for this callback destroyed its server meanwhile.
+            self._logger.warning(f"a request's answer is lost: a cleanup destroyed its server "
+                                 f"while the callback ran ({error!r})")
         elif error is not None:
             self._logger.error(f"a callback failed: {error!r}")
 

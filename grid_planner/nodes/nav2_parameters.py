@@ -27,6 +27,7 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 
 from grid_planner.nodes.nav2_plugins import (
+    ALL_BLOCK_KEYS,
     BLOCK_KEYS,
     OUR_PLUGIN,
     PLUGINS,
@@ -130,11 +131,11 @@ class PlannerTable:
         our own key (named like the flat parameter, e.g. `algorithm`) beats a Nav2 one
         (`use_astar`).
         """
-        ranked = sorted(planner.keys,
-                        key=lambda k: (k in planner.explicit, k == BLOCK_KEYS[k].flat))
+        keys = ALL_BLOCK_KEYS
+        ranked = sorted(planner.keys, key=lambda k: (k in planner.explicit, k == keys[k].flat))
         found = {}
         for key in ranked:
-            entry = BLOCK_KEYS[key]
+            entry = keys[key]
             found[entry.flat] = entry.convert(self._node.get_parameter(f"{planner.id}.{key}").value)
         return found
 
@@ -145,7 +146,7 @@ def block_rule(rules: Mapping[str, Rule]) -> Callable[[list[Parameter]], SetPara
     def validate(changes: list[Parameter]) -> SetParametersResult:
         for change in changes:
             _id, dot, key = change.name.partition(".")
-            entry = BLOCK_KEYS.get(key) if dot else None
+            entry = ALL_BLOCK_KEYS.get(key) if dot else None
             rule = rules.get(entry.flat) if entry is not None else None
             reason = rule(entry.convert(change.value)) if rule is not None else None
             if dot and key == "plugin":
@@ -246,11 +247,12 @@ def configure_planners(
             )
         kind = PLUGINS.get(plugin, PLUGINS[OUR_PLUGIN])
         keys, explicit = [], set()
-        for key, entry in BLOCK_KEYS.items():
+        for key, entry in ALL_BLOCK_KEYS.items():
             name = f"{planner_id}.{key}"
             given = name in overrides
             _follow_plugin(node, name, kind.defaults.get(key, _NONE), defaulted)
-            if not (given or key in kind.defaults or node.has_parameter(name)):
+            if key not in kind.block_keys or not (
+                    given or key in kind.defaults or node.has_parameter(name)):
                 continue
             if not node.has_parameter(entry.flat):
                 node.get_logger().debug(f"{name} accepted: no {entry.flat} parameter here")
@@ -345,7 +347,7 @@ def unknown_keys(node: Node, table: PlannerTable) -> list[str]:
         planner = table.planners.get(planner_id)
         if planner is not None:
             kind = PLUGINS.get(planner.plugin, PLUGINS[OUR_PLUGIN])
-            if key in BLOCK_KEYS or key in kind.quiet:
+            if key in kind.block_keys or key in kind.quiet:
                 continue
         unknown.append(name)
     return unknown

@@ -47,8 +47,6 @@ BLOCK_KEYS: dict[str, BlockKey] = {
     "occupied_threshold": BlockKey("occupied_threshold"),
     "robot_radius": BlockKey("robot_radius"),
     "max_nodes": BlockKey("max_nodes"),
-    # Smac's expansion budget (a node is counted when it is expanded, as our max_nodes counts).
-    "max_iterations": BlockKey("max_nodes", _iteration_budget, Parameter.Type.INTEGER),
     # The cost-aware planning keys: they apply where the node declares the flat parameter.
     "cost_model": BlockKey("cost_model"),
     "connectivity": BlockKey("connectivity"),
@@ -63,6 +61,10 @@ BLOCK_KEYS: dict[str, BlockKey] = {
     "smoother.do_refinement": BlockKey("smoother.do_refinement"),
     "smoother.refinement_num": BlockKey("smoother.refinement_num"),
 }
+
+# Smac's expansion budget (a node is counted when it is expanded, as our max_nodes counts): a
+# key of the Smac plugins' blocks only.
+SMAC_KEYS = {"max_iterations": BlockKey("max_nodes", _iteration_budget, Parameter.Type.INTEGER)}
 
 SMAC_SEARCH_KEYS = frozenset({
     "downsample_costmap", "downsampling_factor", "max_on_approach_iterations",
@@ -80,10 +82,17 @@ SMAC_STATE_LATTICE_KEYS = SMAC_SEARCH_KEYS | {
 
 @dataclass(frozen=True)
 class PluginType:
-    """A planner plugin Nav2 users name: its defaults for block keys, and keys taken quietly."""
+    """A planner plugin Nav2 users name: its defaults for block keys, keys taken quietly, and
+    keys of its own beside `BLOCK_KEYS`."""
 
     defaults: Mapping[str, object] = field(default_factory=dict)
     quiet: frozenset[str] = frozenset()
+    own_keys: Mapping[str, BlockKey] = field(default_factory=dict)
+
+    @property
+    def block_keys(self) -> dict[str, BlockKey]:
+        """Every key a block of this plugin may set."""
+        return {**BLOCK_KEYS, **self.own_keys}
 
 
 # NavFn's search has no node budget (it runs until its potential field reaches the start), so a
@@ -97,7 +106,7 @@ SMAC_2D = PluginType(
      "smoothing": "gradient", "smoother.tolerance": 1e-10, "smoother.max_iterations": 1000,
      "smoother.w_data": 0.2, "smoother.w_smooth": 0.3, "smoother.do_refinement": True,
      "smoother.refinement_num": 2, "max_iterations": 1_000_000},
-    SMAC_SEARCH_KEYS,
+    SMAC_SEARCH_KEYS, SMAC_KEYS,
 )
 # Jazzy's plugin names; the slash spellings are Humble's and Iron's names of the same plugins.
 PLUGINS: dict[str, PluginType] = {
@@ -117,12 +126,16 @@ PLUGINS: dict[str, PluginType] = {
                                    "angle_quantization_bins", "use_quadratic_cost_penalty",
                                    "downsample_obstacle_heuristic",
                                    "allow_primitive_interpolation"},
+        SMAC_KEYS,
     ),
     "nav2_smac_planner::SmacPlannerLattice": PluginType(
         {"tolerance": 0.25, "allow_unknown": True, "max_planning_time": 5.0},
         SMAC_STATE_LATTICE_KEYS | {"lattice_filepath", "allow_reverse_expansion",
                                    "rotation_penalty"},
+        SMAC_KEYS,
     ),
 }
+# Every key a block of some plugin may set: a plugin change must find the keys of the one before.
+ALL_BLOCK_KEYS = {key: entry for kind in PLUGINS.values() for key, entry in kind.block_keys.items()}
 # Keys of planner_server (and of every node) that are never unknown.
 QUIET_SERVER_KEYS = frozenset({"use_sim_time", "start_type_description_service"})

@@ -6,9 +6,9 @@ the one nearest the robot on lies on a cell that the change newly blocked (as is
 judges a pose: outside the map or blocked), when the robot's start has moved off the path
 (farther than `off_path_distance` from every pose), when the map's geometry changed, when
 there is no current path, or when the path stops short of its goal (`goal_tolerance` chose
-another cell) and the change freed a cell nearer the goal. Comparing the new grid with the
-one before it, rather than judging every pose afresh, lets a robot that stands in the inflated
-band keep its path.
+another cell) and a cell nearer the goal has become free and reachable. Comparing the new grid
+with the one before it, rather than judging every pose afresh, lets a robot that stands in the
+inflated band keep its path.
 """
 
 from __future__ import annotations
@@ -46,23 +46,12 @@ class GoalPath:
         self._grid: PlanningGrid | None = None
         self._short_of: ShortOf | None = None
 
-    @property
-    def points(self) -> np.ndarray | None:
-        """The path's world points ((n, 2)), or None before the first goal plan."""
+    def snapshot(self) -> tuple[np.ndarray | None, PlanningGrid | None, ShortOf | None]:
+        """The path's world points ((n, 2); None before the first goal plan), the grid it was
+        planned on and where it stops short of its goal, read together (the goal worker may set
+        a new path meanwhile)."""
         with self._lock:
-            return self._points
-
-    @property
-    def grid(self) -> PlanningGrid | None:
-        """The grid the path was planned on."""
-        with self._lock:
-            return self._grid
-
-    @property
-    def short_of(self) -> ShortOf | None:
-        """Where the path ends short of its goal (the goal tolerance chose another cell)."""
-        with self._lock:
-            return self._short_of
+            return self._points, self._grid, self._short_of
 
     def set(self, points: np.ndarray | None, grid: PlanningGrid | None = None,
             short_of: ShortOf | None = None) -> None:
@@ -108,8 +97,8 @@ class GoalReplanner:
                 start = (robot.x, robot.y)
             except QueryError:
                 start = None
-            reason = replan_reason(self.path.grid, after, self.path.points, start,
-                                   self.path.short_of)
+            points, grid, short_of = self.path.snapshot()
+            reason = replan_reason(grid, after, points, start, short_of)
             if reason is None:
                 node.get_logger().debug(f"{why}: the current path stays clear, no replan")
                 return

@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import faulthandler
 import importlib
-import itertools
 import os
 import select
 import signal
@@ -183,43 +182,16 @@ def install_shutdown() -> Shutdown:
     return _shutdown
 
 
-def check_namespace(namespace: str) -> str | None:
-    """Why `namespace` (relative or absolute, "" for none) names no ROS namespace, or None:
-    rcl's own refusal can name another fault ("node name must not start with a number" for a
-    trailing '/')."""
-    from rclpy.exceptions import InvalidNamespaceException
-    from rclpy.validate_namespace import validate_namespace
-
-    if not namespace:
-        return None
-    try:
-        validate_namespace(namespace if namespace.startswith("/") else f"/{namespace}")
-    except InvalidNamespaceException as error:
-        return str(error).splitlines()[0].removeprefix("Invalid namespace: ").rstrip(":")
-    return None
-
-
-def namespace_remaps(argv: Sequence[str]) -> list[str]:
-    """The namespaces that `argv`'s remap rules (`-r [node:]__ns:=X`) give."""
-    found = []
-    for flag, rule in itertools.pairwise(argv):
-        name, given, namespace = rule.partition(":=")
-        if flag in ("-r", "--remap") and given and name.rpartition(":")[2] == "__ns":
-            found.append(namespace)
-    return found
-
-
 def _creation_refusal(error: Exception, argv: Sequence[str]) -> str:
-    """The line printed for a node that could not be created: an invalid `__ns` remap's own
-    problem where rcl refused the node, else the error."""
+    """The line printed for a node that could not be created: the faults of the `__ns` remap
+    rules rcl refuses, where rcl refused the node (its own message can name another fault),
+    else the error."""
     from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 
-    if isinstance(error, _rclpy.RCLError):
-        for namespace in namespace_remaps(argv):
-            problem = check_namespace(namespace)
-            if problem is not None:
-                return f"namespace {namespace!r} (-r __ns:=...): {problem}"
-    return str(error)
+    from grid_planner.nodes.ros_names import namespace_rule_faults
+
+    faults = namespace_rule_faults(argv) if isinstance(error, _rclpy.RCLError) else []
+    return "; ".join(faults) or str(error)
 
 
 def spin_nodes(

@@ -25,6 +25,7 @@ from ros_harness import ros_client, running
 
 from grid_planner.grid.occupancy import OccupancyMap
 from grid_planner.nodes.conversions import map_to_msg
+from grid_planner.nodes.nav2_parameters import unknown_keys
 
 # nav2_bringup jazzy's planner_server block, verbatim, and one key nobody knows; before it a
 # wildcard block with a key for another node, which the unknown-key WARN named too.
@@ -411,6 +412,18 @@ def test_a_smac_blocks_max_iterations_is_its_node_budget(
     node = unconfigured_planner(GridBased__plugin=SMAC_2D, **block)
     assert node.trigger_configure() == SUCCESS
     assert node.parameter_lookup("GridBased")("max_nodes") == budget
+
+
+@pytest.mark.parametrize("plugin", [NAVFN, OURS, "nav2_theta_star_planner::ThetaStarPlanner"])
+def test_max_iterations_is_a_key_of_smac_blocks_only(unconfigured_planner, plugin: str) -> None:
+    # It set max_nodes under every plugin: a stray max_iterations of 5 failed every NavFn goal.
+    from grid_planner.nodes.lifecycle import SUCCESS
+
+    node = unconfigured_planner(GridBased__plugin=plugin, GridBased__max_iterations=5)
+    assert node.trigger_configure() == SUCCESS
+    assert not node.has_parameter("GridBased.max_iterations")
+    assert node.parameter_lookup("GridBased")("max_nodes") > 5
+    assert "GridBased.max_iterations" in unknown_keys(node, node._planners)
 
 
 def test_navfns_keys_leave_a_planner_switched_to_smac(unconfigured_planner) -> None:

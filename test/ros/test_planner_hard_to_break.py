@@ -453,8 +453,8 @@ def test_a_namespace_rcl_refuses_stops_start_up_with_its_own_fault(tmp_path, exe
     # It was a traceback ending in rcl's "invalid node namespace: node name must not start with
     # a number" for a trailing '/' (which rcl's argument parser lets through).
     assert refused_start_up(tmp_path, executable, "__ns:=/robot9/", "-r") == [
-        f"{executable}: namespace '/robot9/' (-r __ns:=...): namespace must not end with a "
-        "'/', unless only a '/'"
+        f"{executable}: remap rule '__ns:=/robot9/': namespace must not end with a '/', unless "
+        "only a '/'"
     ]
 
 
