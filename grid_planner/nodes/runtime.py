@@ -204,8 +204,9 @@ def spin_nodes(
 
     The executor gets at least `num_threads` threads, and enough for every node's
     `callback_threads` (the callbacks a node may hold at once) plus SPARE_THREADS. A node
-    refusing its configuration (a ValueError or a parameter of the wrong type) prints one line
-    and exits with 1; a stop request before or during start-up is a clean stop (exit 0).
+    refusing its configuration (a ValueError or a parameter of the wrong type), or that rcl
+    refuses to make (an invalid namespace), prints one line and exits with 1; a stop request
+    before or during start-up is a clean stop (exit 0).
     `ready_message` is logged (with the thread count) once all nodes exist.
     """
     shutdown = install_shutdown()
