@@ -15,8 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .errors import NoValidPathFound
 from .grid_plan import GridPlan
 from .planning_grid import PlanningGrid
+from .targets import choose_targets
 
 # A start farther than this many cells (or the robot radius, if larger) from every point of
 # the path has left it.
@@ -96,19 +98,12 @@ class ShortOf:
         if not grid.contains_cell(x, y):
             return False
         (gx, gy), (rx, ry) = self.goal, self.reached
-        reach2 = (rx - gx) ** 2 + (ry - gy) ** 2
         # The tolerance window (|dx|, |dy| <= its half-width) holds `reached`, so it holds this
         # square: a cell outside it may lie outside the window, where no plan would end.
         half = max(abs(rx - gx), abs(ry - gy))
-        x0, x1 = max(0, gx - half), min(grid.width, gx + half + 1)
-        y0, y1 = max(0, gy - half), min(grid.height, gy + half + 1)
-        if x0 >= x1 or y0 >= y1:
+        try:
+            targets = choose_targets(grid, grid.cell_index(x, y), grid.cell_index(gx, gy), half)
+        except NoValidPathFound:  # nothing in the square the robot can reach
             return False
-        reachable = grid.reachable_components(grid.cell_index(x, y))
-        if not reachable:
-            return False
-        labels = grid.component_labels.reshape(grid.height, grid.width)[y0:y1, x0:x1]
-        candidate = np.isin(labels, np.fromiter(reachable, dtype=labels.dtype)) & (labels >= 0)
-        dy = np.arange(y0, y1)[:, None] - gy
-        dx = np.arange(x0, x1)[None, :] - gx
-        return bool((candidate & (dx * dx + dy * dy < reach2)).any())
+        nx, ny = grid.index_cell(int(targets[0]))
+        return (nx - gx) ** 2 + (ny - gy) ** 2 < (rx - gx) ** 2 + (ry - gy) ** 2

@@ -60,18 +60,18 @@ class PoseInputs:
         """Take start poses from the start topics (callbacks in `group`); Nav2's launch files
         turn initialpose off. Messages name the topics as remap rules do."""
         node = self._node
-        topics = ["amcl_pose"]
+        shown = []
         if node.get_parameter("subscribe_initialpose").value:
-            topics.insert(0, "initialpose")
-            self._subscribe_start("initialpose", COMMAND_QOS, group)
+            shown.append(self._subscribe_start("initialpose", COMMAND_QOS, group))
         latched = node.get_parameter("start_pose_transient_local").value
-        self._subscribe_start("amcl_pose", LATCHED_POSE_QOS if latched else VOLATILE_POSE_QOS,
-                              group)
-        self._start_topics = tuple(shown_topic(node, topic) for topic in topics)
+        shown.append(self._subscribe_start(
+            "amcl_pose", LATCHED_POSE_QOS if latched else VOLATILE_POSE_QOS, group))
+        self._start_topics = tuple(shown)
 
-    def _subscribe_start(self, topic: str, qos: QoSProfile, group: object) -> None:
-        """Take start poses from `topic`; a publisher whose QoS cannot match is named with the
-        setting that would match a volatile one (slam_toolbox publishes its pose volatile)."""
+    def _subscribe_start(self, topic: str, qos: QoSProfile, group: object) -> str:
+        """Take start poses from `topic`; its name as messages give it. A publisher whose QoS
+        cannot match is named with the setting that would match a volatile one (slam_toolbox
+        publishes its pose volatile)."""
         node, shown = self._node, shown_topic(self._node, topic)
 
         def incompatible(event: object) -> None:
@@ -89,6 +89,7 @@ class PoseInputs:
             callback_group=group,
             event_callbacks=SubscriptionEventCallbacks(incompatible_qos=incompatible),
         ))
+        return shown
 
     def close(self) -> None:
         """Stop the worker and the TF listener; forget the start and the goal."""
